@@ -1,0 +1,182 @@
+"""Server settings: the design's Configuration table from A2A__* environment variables and CLI flags."""
+
+from __future__ import annotations
+
+import argparse
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+
+class SettingsError(ValueError):
+    """A setting has a value of the wrong form; the message names the key and the expected form."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    enabled: bool = True
+    public_url: str | None = None
+    max_hops: int = 3
+    session_idle_timeout: timedelta = timedelta(minutes=30)
+    max_file_bytes: int = 10 * 1024 * 1024
+    allow_private_push_urls: bool = False
+    card_name: str = "Volcanic assistant"
+    card_description: str = "A general-purpose assistant reachable over A2A."
+    hybrid_card: bool = False
+    max_body_bytes: int = 16 * 1024 * 1024
+    scope_prefix: str = "reference"
+    provider_base_url: str | None = None
+    provider_model: str | None = None
+    provider_api_key: str | None = None
+    workspace: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+    def __repr__(self) -> str:  # secrets never reach a log line
+        shown = {f.name: getattr(self, f.name) for f in fields(self)}
+        if shown["provider_api_key"]:
+            shown["provider_api_key"] = "***"
+        return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
+
+
+def _parse_bool(text: str) -> bool:
+    lowered = text.strip().lower()
+    if lowered in ("true", "1", "yes", "on"):
+        return True
+    if lowered in ("false", "0", "no", "off"):
+        return False
+    raise ValueError
+
+
+def _parse_positive_int(text: str) -> int:
+    value = int(text.strip())
+    if value < 0:
+        raise ValueError
+    return value
+
+
+_TIMESPAN = re.compile(r"^(?:(\d+)\.)?(\d{1,2}):(\d{2}):(\d{2})$")
+
+
+def _parse_timespan(text: str) -> timedelta:
+    """A .NET TimeSpan ("00:30:00", "1.02:00:00") or a number of seconds ("90")."""
+    text = text.strip()
+    if text.isdigit():
+        return timedelta(seconds=int(text))
+    match = _TIMESPAN.match(text)
+    if not match:
+        raise ValueError
+    days, hours, minutes, seconds = (int(g or 0) for g in match.groups())
+    if minutes > 59 or seconds > 59:
+        raise ValueError
+    return timedelta(days=days, hours=hours, minutes=minutes, seconds=seconds)
+
+
+def _parse_url(text: str) -> str:
+    text = text.strip().rstrip("/")
+    if not re.match(r"^https?://[^/\s]+", text):
+        raise ValueError
+    return text
+
+
+def _parse_text(text: str) -> str:
+    if not text.strip():
+        raise ValueError
+    return text
+
+
+def _parse_port(text: str) -> int:
+    value = int(text)
+    if not 0 <= value <= 65535:
+        raise ValueError
+    return value
+
+
+@dataclass(frozen=True)
+class _Key:
+    attr: str
+    env: str  # the key after "A2A__"
+    flag: str
+    parse: Callable[[str], Any]
+    form: str
+    help: str
+
+
+KEYS: tuple[_Key, ...] = (
+    _Key("enabled", "Enabled", "--enabled", _parse_bool, "true or false", "mount the A2A endpoints"),
+    _Key("public_url", "PublicUrl", "--public-url", _parse_url, "an http(s) URL such as https://agent.example.com",
+         "external base URL for the card and push webhooks"),
+    _Key("max_hops", "MaxHops", "--max-hops", _parse_positive_int, "a whole number >= 0", "recursion guard"),
+    _Key("session_idle_timeout", "SessionIdleTimeout", "--session-idle-timeout", _parse_timespan,
+         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "evict idle sessions after this long"),
+    _Key("max_file_bytes", "MaxFileBytes", "--max-file-bytes", _parse_positive_int, "a whole number of bytes",
+         "cap per file part, in and out"),
+    _Key("allow_private_push_urls", "AllowPrivatePushUrls", "--allow-private-push-urls", _parse_bool,
+         "true or false", "allow webhooks and file URLs on loopback/private ranges"),
+    _Key("card_name", "Card__Name", "--card-name", _parse_text, "a non-empty string", "public card name"),
+    _Key("card_description", "Card__Description", "--card-description", _parse_text, "a non-empty string",
+         "public card description"),
+    _Key("hybrid_card", "Card__Hybrid", "--hybrid-card", _parse_bool, "true or false",
+         "add the 0.3 top-level fields to the public card"),
+    _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, "a whole number of bytes",
+         "largest request body accepted"),
+    _Key("scope_prefix", "ScopePrefix", "--scope-prefix", _parse_text, "a non-empty string",
+         "prefix of session scopes"),
+    _Key("provider_base_url", "Provider__BaseUrl", "--provider-base-url", _parse_url,
+         "an http(s) URL of an OpenAI-compatible API", "use a real model instead of the scripted provider"),
+    _Key("provider_model", "Provider__Model", "--provider-model", _parse_text, "a model name", "model name"),
+    _Key("provider_api_key", "Provider__ApiKey", "--provider-api-key", _parse_text, "a non-empty string",
+         "API key of the provider (never logged)"),
+    _Key("workspace", "Workspace", "--workspace", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
+         "workspace to serve (default: the embedded demo workspace)"),
+    _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
+    _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
+)
+
+
+def _apply(settings: Settings, key: _Key, raw: str, source: str) -> Settings:
+    try:
+        value = key.parse(raw)
+    except ValueError:
+        shown = "***" if key.attr == "provider_api_key" else repr(raw)
+        raise SettingsError(f"{source} has the value {shown}; expected {key.form}") from None
+    return replace(settings, **{key.attr: value})
+
+
+def load_settings(env: Mapping[str, str], argv: Sequence[str] = ()) -> Settings:
+    """Environment first (A2A__Key, case-insensitive, ':' also accepted), then CLI flags override."""
+    settings = Settings()
+    by_env = {k.env.lower(): k for k in KEYS}
+    for name, raw in env.items():
+        normalized = name.replace(":", "__").lower()
+        if not normalized.startswith("a2a__"):
+            continue
+        key = by_env.get(normalized[len("a2a__"):])
+        if key is not None:
+            settings = _apply(settings, key, raw, name)
+    args = build_parser().parse_args(list(argv))
+    for key in KEYS:
+        raw = getattr(args, key.attr)
+        if raw is not None:
+            settings = _apply(settings, key, raw, key.flag)
+    if settings.provider_base_url and not settings.provider_model:
+        raise SettingsError(
+            "A2A__Provider__Model (--provider-model) is missing; expected a model name when "
+            "A2A__Provider__BaseUrl is set"
+        )
+    return settings
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reference-server",
+        description="The A2A 1.0 reference server (with 0.3 compatibility). "
+        "Every flag can also be set as an A2A__<Key> environment variable.",
+    )
+    for key in KEYS:
+        parser.add_argument(key.flag, dest=key.attr, metavar="VALUE",
+                            help=f"{key.help} (A2A__{key.env}; {key.form})")
+    return parser
