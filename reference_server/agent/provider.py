@@ -1,0 +1,51 @@
+"""The provider interface: one call streams one assistant message as text chunks and tool calls."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+from reference_server.agent.tools import Tool
+
+
+@dataclass
+class ProviderRequest:
+    """The conversation so far (OpenAI chat shape: role user/assistant/tool) and what the model may use."""
+
+    system_prompt: str
+    messages: list[dict[str, Any]]
+    tools: list[Tool]
+    message_id: str | None
+    workspace: Path
+
+
+@dataclass(frozen=True)
+class TextChunk:
+    """A piece of the assistant message's text."""
+
+    text: str
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call of the assistant message; arguments_error is set when the arguments were unusable."""
+
+    call_id: str
+    name: str
+    arguments: dict[str, Any] = field(default_factory=dict)
+    arguments_error: str | None = None
+
+
+ProviderEvent = TextChunk | ToolCall
+
+
+class ProviderError(Exception):
+    """The provider failed; the message is safe to show (no keys, no secrets) and fails the run."""
+
+
+class Provider(Protocol):
+    """Streams one assistant message per call; the stream ends when the message ends."""
+
+    def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]: ...

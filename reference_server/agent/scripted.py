@@ -1,0 +1,142 @@
+"""The scripted provider: plays the turns of the first script rule matching the latest user message."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import re
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+from reference_server.agent.provider import ProviderError, ProviderEvent, ProviderRequest, TextChunk, ToolCall
+from reference_server.agent.script import (
+    CallTool,
+    Crash,
+    Fail,
+    Pause,
+    Rule,
+    Say,
+    ScriptError,
+    Step,
+    parse_script,
+)
+
+DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
+WORKSPACE_SCRIPT = Path(".volcanic") / "a2a" / "script.json"
+_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_FRAMING = "[A2A message from"
+
+
+class ScriptedProvider:
+    """Deterministic "model": the workspace's script if present, else the default script (design README)."""
+
+    def __init__(self, default_script: Path | None = None) -> None:
+        self._default = default_script or DEFAULT_SCRIPT
+
+    async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
+        rules, shown = self._load(request.workspace)
+        user, turn, result = _position(request.messages)
+        text = strip_framing(user)
+        chosen = next(((r, v) for r in rules if (v := _match(r, text, request.message_id)) is not None), None)
+        if chosen is None or turn >= len(chosen[0].turns):
+            return  # no rule, or its turns are played: an empty message, so the run settles
+        rule, groups = chosen
+        values = {"text": text, "result": result} | groups  # a group named text or result wins
+        for step in rule.turns[turn]:
+            async for event in _play(step, values, shown):
+                yield event
+
+    def _load(self, workspace: Path) -> tuple[list[Rule], str]:
+        # design README: the script is read on every run, so an edit applies to the next one
+        path, shown = workspace / WORKSPACE_SCRIPT, WORKSPACE_SCRIPT.as_posix()
+        if not path.exists():
+            path, shown = self._default, self._default.name
+        try:
+            return parse_script(path.read_text(encoding="utf-8")), shown
+        except ScriptError as error:
+            raise ProviderError(f"script {shown}: {error}") from None
+        except (OSError, UnicodeDecodeError) as error:
+            raise ProviderError(f"script {shown}: cannot be read ({type(error).__name__})") from None
+
+
+def strip_framing(text: str) -> str:
+    """The caller's text without the leading "[A2A message from ...]" paragraph, when there is one."""
+    if text.startswith(_FRAMING):
+        header, blank, rest = text.partition("\n\n")
+        if blank and header.rstrip().endswith("]"):
+            return rest
+    return text
+
+
+def split_chunks(text: str, count: int = 4) -> list[str]:
+    """text in up to count chunks cut at word boundaries (whitespace stays with the word before it)."""
+    words = [w for w in re.split(r"(?<=\s)(?=\S)", text) if w]
+    size = max(1, math.ceil(len(words) / count))
+    return ["".join(words[i:i + size]) for i in range(0, len(words), size)]
+
+
+def fill(template: str, values: dict[str, str]) -> str:
+    """Replace {name} / {1} with the value of that name; unknown placeholders stay as written."""
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+
+
+def _position(messages: list[dict[str, Any]]) -> tuple[str, int, str]:
+    """The latest user text, how many assistant messages follow it, and the latest tool result since."""
+    last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
+    user = messages[last_user].get("content") if last_user >= 0 else ""
+    after = messages[last_user + 1:]
+    turn = sum(1 for m in after if m.get("role") == "assistant")
+    result = next((str(m.get("content") or "") for m in reversed(after) if m.get("role") == "tool"), "")
+    return user if isinstance(user, str) else "", turn, result
+
+
+def _match(rule: Rule, text: str, message_id: str | None) -> dict[str, str] | None:
+    if rule.message_id is not None and rule.message_id != message_id:
+        return None
+    if rule.pattern is None:
+        return {}
+    found = rule.pattern.search(text)
+    if found is None:
+        return None
+    values = {str(i): g or "" for i, g in enumerate([found.group(0), *found.groups()])}
+    return values | {k: v or "" for k, v in found.groupdict().items()}
+
+
+async def _play(step: Step, values: dict[str, str], shown: str) -> AsyncIterator[ProviderEvent]:
+    if isinstance(step, Say):
+        text = fill(step.text, values)
+        chunks = [fill(c, values) for c in step.chunks] if step.chunks is not None else split_chunks(text)
+        for chunk in chunks:
+            yield TextChunk(chunk)
+    elif isinstance(step, CallTool):
+        yield ToolCall(f"call_{uuid.uuid4().hex[:12]}", step.name, _fill_args(step.args, values))
+    elif isinstance(step, Pause):
+        await asyncio.sleep(_seconds(step.seconds, values, shown))
+    elif isinstance(step, Fail):
+        raise ProviderError(fill(step.message, values))
+    elif isinstance(step, Crash):
+        raise RuntimeError(fill(step.detail, values))
+
+
+def _fill_args(value: Any, values: dict[str, str]) -> Any:
+    if isinstance(value, str):
+        return fill(value, values)
+    if isinstance(value, dict):
+        return {k: _fill_args(v, values) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_fill_args(v, values) for v in value]
+    return value
+
+
+def _seconds(value: float | str, values: dict[str, str], shown: str) -> float:
+    if not isinstance(value, str):
+        return float(value)
+    try:
+        seconds = float(fill(value, values))
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < math.inf:
+        raise ProviderError(f"script {shown}: pause {fill(value, values)!r} is not a number of seconds")
+    return seconds

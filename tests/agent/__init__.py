@@ -1,0 +1,1 @@
+"""Unit tests of the agent core, one module per module of reference_server/agent."""
