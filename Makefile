@@ -1,0 +1,34 @@
+# The A2A reference server. `make serve` and `make test` install what they need first.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+
+.PHONY: install serve test conformance schemas lint clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[test]'
+	touch $(STAMP)
+
+install: $(STAMP)  ## create .venv and install the server with its test dependencies
+
+serve: $(STAMP)  ## serve the embedded demo workspace on 127.0.0.1:8080 (prints the demo key)
+	$(VENV)/bin/reference-server $(ARGS)
+
+test: $(STAMP)  ## lint, then every test: unit tests, the executable spec on both bindings, interop
+	$(PY) -m ruff check reference_server tests scripts
+	$(PY) -m pytest -q
+
+conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
+	$(PY) scripts/conformance.py $(ARGS)
+
+schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json from spec/proto/a2a.proto
+	$(PY) scripts/gen_schemas.py
+
+lint: $(STAMP)
+	$(PY) -m ruff check reference_server tests scripts
+
+clean:
+	rm -rf $(VENV) reports

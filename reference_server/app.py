@@ -1,0 +1,114 @@
+"""The composition root: the only place that wires settings, workspaces, the agent core, the service and bindings."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+from collections.abc import Callable, Iterable
+from datetime import UTC, datetime
+from email.utils import format_datetime
+from pathlib import Path
+
+from blacksheep import Application, Request, Response, Router
+
+from reference_server.agent.notifier import OwnerNotifier
+from reference_server.agent.pool import SessionPool
+from reference_server.agent.provider import Provider
+from reference_server.agent.session import SessionFactory
+from reference_server.bindings import jsonrpc, rest
+from reference_server.bindings.auth import authentication, caller_of
+from reference_server.bindings.http import dumps
+from reference_server.bindings.operations import Scope
+from reference_server.discovery.card import build_card, public_details
+from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
+from reference_server.domain.service import A2AService
+from reference_server.settings import Settings
+
+EVICTION_INTERVAL_SECONDS = 60.0
+
+ProviderFor = Callable[[Path], Provider]
+
+
+def default_provider_for(settings: Settings) -> ProviderFor:
+    """The OpenAI-compatible provider when A2A__Provider__BaseUrl is set, else the scripted provider."""
+    if settings.provider_base_url:
+        from reference_server.agent.openai_compat import OpenAICompatibleProvider
+
+        provider: Provider = OpenAICompatibleProvider(
+            settings.provider_base_url, settings.provider_model or "", settings.provider_api_key
+        )
+    else:
+        from reference_server.agent.scripted import ScriptedProvider
+
+        provider = ScriptedProvider()
+    return lambda workspace: provider
+
+
+def create_app(
+    settings: Settings,
+    workspaces: Callable[[], Iterable[Workspace]],
+    *,
+    notifier: OwnerNotifier | None = None,
+    provider_for: ProviderFor | None = None,
+) -> Application:
+    app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
+    pool = SessionPool(SessionFactory(provider_for or default_provider_for(settings)),
+                       idle_timeout=settings.session_idle_timeout)
+    service = A2AService(settings, pool, notifier)
+    app.middlewares.append(authentication(WorkspaceCallerDirectory(workspaces)))
+
+    def scope_for(request: Request) -> Scope:
+        return Scope(service, caller_of(request), base_url(request, settings), settings)
+
+    async def jsonrpc_endpoint(request: Request) -> Response:
+        return await jsonrpc.handle(request, scope_for(request))
+
+    app.router.add_post("/a2a", jsonrpc_endpoint)  # BlackSheep also matches the trailing slash
+    rest.mount(app.router, scope_for)
+    app.router.add_get("/.well-known/agent-card.json", public_card_endpoint(settings))
+    _schedule_eviction(app, pool)
+    app.services.add_instance(service)
+    return app
+
+
+def base_url(request: Request, settings: Settings) -> str:
+    """A2A__PublicUrl, else built from the request (design: Configuration)."""
+    if settings.public_url:
+        return settings.public_url
+    return f"{request.scheme}://{request.host}"
+
+
+def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:
+    started = format_datetime(datetime.now(UTC).replace(microsecond=0), usegmt=True)
+
+    async def public_card(request: Request) -> Response:
+        body = dumps(build_card(public_details(settings), base_url(request, settings), settings))
+        etag = b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
+        # A2A §8.6.1: Cache-Control with max-age, ETag, Last-Modified
+        headers = [(b"Cache-Control", b"public, max-age=300"), (b"ETag", etag),
+                   (b"Last-Modified", started.encode())]
+        if request.get_first_header(b"If-None-Match") == etag:
+            return Response(304, headers, None)
+        from blacksheep import Content
+
+        return Response(200, headers, Content(b"application/json", body))
+
+    return public_card
+
+
+def _schedule_eviction(app: Application, pool: SessionPool) -> None:
+    """Evict idle sessions periodically (they stay resumable from their JSONL)."""
+
+    @app.lifespan
+    async def evict_idle_sessions():  # type: ignore[no-untyped-def]
+        async def loop() -> None:
+            while True:
+                await asyncio.sleep(EVICTION_INTERVAL_SECONDS)
+                pool.evict_idle()
+
+        job = asyncio.create_task(loop())
+        yield
+        job.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await job

@@ -1,0 +1,1 @@
+"""Bindings: translate JSON-RPC and HTTP+JSON to service calls and back."""

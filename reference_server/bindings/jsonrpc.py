@@ -1,0 +1,115 @@
+"""JSON-RPC 2.0 binding at POST /a2a: a pipeline of small stages in spec order (A2A §9)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from blacksheep import Request, Response
+
+from reference_server.bindings.errors import jsonrpc_error
+from reference_server.bindings.http import V0_3, V1_0, json_response, read_body, requested_version
+from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
+from reference_server.bindings.sse import stream_response
+from reference_server.domain.errors import (
+    A2AError,
+    InvalidParams,
+    InvalidRequest,
+    MethodNotFound,
+    ParseError,
+    VersionNotSupported,
+    wire_error,
+)
+
+_TABLES = {V1_0: V1_OPERATIONS, V0_3: V03_OPERATIONS}
+
+
+@dataclass(frozen=True)
+class Envelope:
+    id: str | int
+    method: str
+    params: Any
+
+
+async def handle(request: Request, scope: Scope) -> Response:
+    """parse (-32700) → envelope (-32600) → version (-32009) → method (-32601) → params (-32602) → dispatch."""
+    request_id: Any = None
+    try:
+        payload = _parse(await read_body(request, scope.settings.max_body_bytes))
+        request_id = usable_id(payload)
+        envelope = _envelope(payload)
+        operation = _operation(envelope.method, requested_version(request))
+        params = operation.decode(envelope.params)
+        if operation.streaming:
+            return await stream_response(
+                request,
+                operation.call(scope, params),
+                lambda event: _result(request_id, operation.encode(event, params)),
+                lambda error: jsonrpc_error(error, request_id),
+            )
+        result = await operation.call(scope, params)
+        return json_response(_result(request_id, operation.encode(result, params)))
+    except A2AError as error:
+        return error_response(error, request_id)
+
+
+def error_response(error: A2AError, request_id: Any = None) -> Response:
+    """JSON-RPC errors travel with HTTP 200 (SDK practice, A2A DIGEST §9.3), except transport-level ones."""
+    status = wire_error(error).http_status if wire_error(error).http_status in (401, 413) else 200
+    return json_response(jsonrpc_error(error, request_id), status)
+
+
+def _result(request_id: Any, result: Any) -> dict[str, Any]:
+    # design README: ids are echoed with their type unchanged, in every SSE event too
+    return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+
+def _parse(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ParseError(f"Invalid JSON payload: {exc}") from None
+
+
+def usable_id(payload: Any) -> Any:
+    if isinstance(payload, dict):
+        value = payload.get("id")
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+    return None
+
+
+def _envelope(payload: Any) -> Envelope:
+    if isinstance(payload, list):
+        raise InvalidRequest("Batch requests are not supported: send one JSON-RPC request object per HTTP request")
+    if not isinstance(payload, dict):
+        raise InvalidRequest("The request must be a JSON-RPC 2.0 request object")
+    if payload.get("jsonrpc") != "2.0":
+        raise InvalidRequest('The request must have "jsonrpc": "2.0"')
+    method = payload.get("method")
+    if not isinstance(method, str) or not method:
+        raise InvalidRequest('The request must have a "method" string')
+    if "id" not in payload:
+        raise InvalidRequest('The request must have an "id": A2A methods answer, so notifications are not served')
+    if usable_id(payload) is None:
+        raise InvalidRequest('The request "id" must be a string or an integer')
+    params = payload.get("params", {})
+    if not isinstance(params, dict):
+        raise InvalidParams('"params" must be an object (A2A methods take named parameters)')
+    return Envelope(payload["id"], method, params)
+
+
+def _operation(method: str, version: str) -> Operation:
+    operation = _TABLES[version].get(method)
+    if operation is not None:
+        return operation
+    for other, table in _TABLES.items():
+        if method in table:
+            hint = "A2A-Version: 1.0" if other == V1_0 else "A2A-Version: 0.3"
+            raise VersionNotSupported(
+                f"{method} is an A2A {other} method but the request is A2A {version}; send the header {hint}"
+                + (" (a missing A2A-Version header means 0.3)" if version == V0_3 else ""),
+                metadata={"requestedVersion": version, "method": method},
+            )
+    raise MethodNotFound(f"Method not found: {method}")

@@ -1,0 +1,92 @@
+"""SSE framing for both bindings: the domain yields events, this frames them (A2A §9.4.2, §11.7)."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from blacksheep import Request, Response
+from blacksheep.contents import StreamedContent
+
+from reference_server.bindings.http import dumps
+from reference_server.domain.errors import A2AError, InternalError
+
+log = logging.getLogger("reference_server.sse")
+
+HEARTBEAT_SECONDS = 15.0
+_END = object()
+
+Frame = Callable[[Any], Any]
+ErrorFrame = Callable[[A2AError], Any]
+
+
+def data_event(payload: Any) -> bytes:
+    """One SSE event holding one JSON document on a single `data:` line."""
+    return b"data: " + dumps(payload) + b"\n\n"
+
+
+def error_event(payload: Any) -> bytes:
+    # REAL-CLIENTS §7.5: a mid-stream error comes as `event: error`
+    return b"event: error\ndata: " + dumps(payload) + b"\n\n"
+
+
+async def stream_response(
+    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame
+) -> Response:
+    """Pull the first event before committing to 200, so an early error stays a plain response."""
+    first = await anext(events)  # an A2AError raised here is rendered by the binding as usual
+
+    async def body() -> AsyncIterator[bytes]:
+        yield data_event(frame(first))
+        async for chunk in _rest_of_stream(request, events, frame, error_frame):
+            yield chunk
+
+    headers = [(b"Cache-Control", b"no-store"), (b"X-Accel-Buffering", b"no")]
+    return Response(200, headers, StreamedContent(b"text/event-stream", body))
+
+
+async def _rest_of_stream(
+    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame
+) -> AsyncIterator[bytes]:
+    queue: asyncio.Queue[Any] = asyncio.Queue()
+    pump = asyncio.create_task(_pump(events, queue))
+    try:
+        while True:
+            try:
+                item = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
+            except TimeoutError:
+                # writes to a gone client fail silently: poll for the disconnect (stack notes §1.4)
+                if await request.is_disconnected():
+                    return
+                yield b": keep-alive\n\n"
+                continue
+            if item is _END:
+                return
+            if isinstance(item, A2AError):
+                yield error_event(error_frame(item))
+                return
+            yield data_event(frame(item))
+    finally:
+        pump.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await pump
+
+
+async def _pump(events: AsyncIterator[Any], queue: asyncio.Queue[Any]) -> None:
+    try:
+        async for event in events:
+            queue.put_nowait(event)
+    except A2AError as error:
+        queue.put_nowait(error)
+    except Exception:
+        log.exception("stream failed after it started")
+        queue.put_nowait(InternalError())
+    finally:
+        closer = getattr(events, "aclose", None)
+        if closer is not None:
+            with contextlib.suppress(Exception):
+                await closer()
+    queue.put_nowait(_END)

@@ -1,0 +1,90 @@
+"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace) on loopback."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import secrets
+import shutil
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import uvicorn
+
+from reference_server.agent.notifier import LoggingNotifier
+from reference_server.app import create_app
+from reference_server.domain.callers import Workspace, read_callers
+from reference_server.settings import Settings, SettingsError, load_settings
+
+DEMO_CALLER = "demo"
+
+
+def demo_workspace_path() -> Path:
+    state = Path(os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state")
+    return state / "a2a-reference-server" / "demo-workspace"
+
+
+def prepare_demo_workspace(target: Path) -> str:
+    """Copy the embedded demo workspace (once) and make sure it has a demo caller; return its key."""
+    if not target.exists():
+        source = resources.files("reference_server") / "demo"
+        with resources.as_file(source) as folder:
+            shutil.copytree(folder, target)
+    callers_file = target / ".volcanic" / "a2a" / "callers.json"
+    for entry in read_callers(callers_file):
+        if entry.name == DEMO_CALLER:
+            return entry.key
+    key = secrets.token_hex(32)
+    callers_file.parent.mkdir(parents=True, exist_ok=True)
+    existing = json.loads(callers_file.read_text()) if callers_file.exists() else []
+    existing = existing if isinstance(existing, list) else []
+    existing.append({"name": DEMO_CALLER, "key": key, "mode": "isolated", "note": "created by reference-server"})
+    callers_file.write_text(json.dumps(existing, indent=2) + "\n")
+    return key
+
+
+def banner(settings: Settings, workspace: Path, key: str | None) -> str:
+    url = settings.public_url or f"http://{settings.host}:{settings.port}"
+    lines = [
+        f"A2A reference server on {url}",
+        f"  workspace: {workspace}",
+        f"  public card: {url}/.well-known/agent-card.json",
+    ]
+    if key is not None:
+        lines += [
+            f"  demo caller: {DEMO_CALLER}",
+            f"  demo key:    {key}",
+            "  try it:",
+            f"    curl -s -H 'X-API-Key: {key}' -H 'A2A-Version: 1.0' {url}/a2a/v1/extendedAgentCard",
+            f"    curl -s -H 'X-API-Key: {key}' -H 'A2A-Version: 1.0' -H 'Content-Type: application/json' "
+            f"{url}/a2a/v1/message:send -d '{{\"message\":{{\"messageId\":\"m1\",\"role\":\"ROLE_USER\","
+            f"\"parts\":[{{\"text\":\"hello\"}}]}}}}'",
+        ]
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    try:
+        settings = load_settings(os.environ, sys.argv[1:] if argv is None else argv)
+    except SettingsError as error:
+        print(f"reference-server: {error}", file=sys.stderr)
+        return 2
+    key = None
+    if settings.workspace is None:
+        path = demo_workspace_path()
+        key = prepare_demo_workspace(path)
+    else:
+        path = settings.workspace.resolve()
+        if not path.is_dir():
+            print(f"reference-server: --workspace {path} is not a folder", file=sys.stderr)
+            return 2
+    workspace = Workspace(path, owner_id="owner", scope_prefix=settings.scope_prefix)
+    app = create_app(settings, lambda: [workspace], notifier=LoggingNotifier())
+    print(banner(settings, path, key), flush=True)
+    uvicorn.run(app, host=settings.host, port=settings.port, timeout_graceful_shutdown=3,
+                log_level="info", access_log=False)
+    return 0

@@ -1,0 +1,1 @@
+"""Discovery: the public agent card and the per-caller extended card."""

@@ -1,0 +1,1 @@
+"""The transport-free domain: model, errors, callers, tasks, the A2A service."""

@@ -1,0 +1,140 @@
+"""Callers: <workspace>/.volcanic/a2a/callers.json, read on every request, and the directory over workspaces."""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+log = logging.getLogger("reference_server.callers")
+
+NAME_PATTERN = re.compile(r"^[a-z0-9-]{1,40}$")
+KNOWN_MODES = ("isolated",)
+
+
+@dataclass(frozen=True)
+class Workspace:
+    """An assistant's workspace: its folder, its owner and the prefix of its session scopes."""
+
+    path: Path
+    owner_id: str = "owner"
+    scope_prefix: str = "reference"
+
+    @property
+    def a2a_dir(self) -> Path:
+        return self.path / ".volcanic" / "a2a"
+
+    @property
+    def callers_file(self) -> Path:
+        return self.a2a_dir / "callers.json"
+
+    @property
+    def card_file(self) -> Path:
+        return self.a2a_dir / "card.json"
+
+    @property
+    def tasks_dir(self) -> Path:
+        return self.a2a_dir / "tasks"
+
+
+@dataclass(frozen=True)
+class CallerEntry:
+    """One valid entry of a callers.json file."""
+
+    name: str
+    key: str
+    mode: str = "isolated"
+    note: str | None = None
+
+    def __repr__(self) -> str:  # keys never reach a log line
+        return f"CallerEntry(name={self.name!r}, key='…{self.key[-4:]}', mode={self.mode!r})"
+
+
+@dataclass(frozen=True)
+class Caller:
+    """An authenticated caller: who it is and whose workspace it talks to."""
+
+    name: str
+    mode: str
+    workspace: Workspace
+
+    @property
+    def owner_id(self) -> str:
+        return self.workspace.owner_id
+
+
+class CallerDirectory(Protocol):
+    def find(self, key: str) -> list[Caller]:
+        """Every caller whose key is `key` (more than one means the key is ambiguous)."""
+        ...
+
+
+def read_callers(path: Path) -> list[CallerEntry]:
+    """The valid entries of a callers.json; missing file = none; malformed = none plus one warning."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    except OSError as exc:
+        log.warning("callers file %s cannot be read (%s); no callers", path, exc.strerror)
+        return []
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        # design: malformed callers.json = empty, plus a warning naming the file (never the keys)
+        log.warning("callers file %s is not valid JSON (line %d); no callers", path, exc.lineno)
+        return []
+    if not isinstance(raw, list):
+        log.warning("callers file %s must hold a JSON array; no callers", path)
+        return []
+    return _valid_entries(path, raw)
+
+
+def _valid_entries(path: Path, raw: list[Any]) -> list[CallerEntry]:
+    entries: list[CallerEntry] = []
+    seen: set[str] = set()
+    for index, item in enumerate(raw):
+        entry = _entry(path, index, item)
+        if entry is None:
+            continue
+        if entry.name in seen:
+            log.warning("callers file %s: entry %d repeats the name %r; skipped", path, index, entry.name)
+            continue
+        seen.add(entry.name)
+        entries.append(entry)
+    return entries
+
+
+def _entry(path: Path, index: int, item: Any) -> CallerEntry | None:
+    def skip(reason: str) -> None:
+        log.warning("callers file %s: entry %d %s; skipped", path, index, reason)
+
+    if not isinstance(item, dict):
+        return skip("is not an object")
+    name, key, mode, note = item.get("name"), item.get("key"), item.get("mode", "isolated"), item.get("note")
+    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+        return skip("has no valid name (expected [a-z0-9-]{1,40})")
+    if not isinstance(key, str) or not key:
+        return skip(f"({name}) has no key (expected a non-empty string)")
+    if mode not in KNOWN_MODES:
+        return skip(f"({name}) has the unknown mode {mode!r} (known: {', '.join(KNOWN_MODES)})")
+    return CallerEntry(name=name, key=key, mode=mode, note=note if isinstance(note, str) else None)
+
+
+class WorkspaceCallerDirectory:
+    """Callers of every workspace the function yields, read from disk on every call (no cache)."""
+
+    def __init__(self, workspaces: Callable[[], Iterable[Workspace]]) -> None:
+        self._workspaces = workspaces
+
+    def find(self, key: str) -> list[Caller]:
+        return [
+            Caller(name=entry.name, mode=entry.mode, workspace=workspace)
+            for workspace in self._workspaces()
+            for entry in read_callers(workspace.callers_file)
+            if entry.key == key
+        ]

@@ -1,0 +1,236 @@
+"""One run of one task: session events become A2A events, are persisted and broadcast (design step 5)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import mimetypes
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import replace
+
+from reference_server.agent import events as ev
+from reference_server.agent.session import AgentSession
+from reference_server.agent.tools import Tool
+from reference_server.domain.callers import Caller
+from reference_server.domain.model import (
+    Artifact,
+    Message,
+    Part,
+    Role,
+    StreamEvent,
+    Task,
+    TaskArtifactUpdateEvent,
+    TaskState,
+    TaskStatus,
+    TaskStatusUpdateEvent,
+    utc_now,
+)
+from reference_server.domain.task_store import StoredTask, TaskStore
+
+log = logging.getLogger("reference_server.tasks")
+
+RESPONSE_ARTIFACT_ID = "response"
+UNEXPECTED = "The run failed unexpectedly."
+
+
+def agent_message(task: Task, text: str) -> Message:
+    return Message(
+        message_id=str(uuid.uuid4()), role=Role.AGENT, parts=[Part.of_text(text)],
+        context_id=task.context_id, task_id=task.id,
+    )
+
+
+class Broadcast:
+    """Every subscriber of a task gets the same events in the same order (A2A §3.5.2)."""
+
+    def __init__(self) -> None:
+        self._queues: list[asyncio.Queue[StreamEvent | None]] = []
+
+    def publish(self, event: StreamEvent, *, last: bool = False) -> None:
+        for queue in self._queues:
+            queue.put_nowait(event)
+            if last:
+                queue.put_nowait(None)
+
+    async def follow(self, queue: asyncio.Queue[StreamEvent | None]) -> AsyncIterator[StreamEvent]:
+        try:
+            while (event := await queue.get()) is not None:
+                yield event
+        finally:
+            if queue in self._queues:
+                self._queues.remove(queue)
+
+    def attach(self) -> asyncio.Queue[StreamEvent | None]:
+        queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
+        self._queues.append(queue)
+        return queue
+
+
+class TaskRun:
+    """The live run of a task: owns its state until the run ends."""
+
+    def __init__(self, stored: StoredTask, store: TaskStore, caller: Caller, on_end: Callable[[TaskRun], None],
+                 *, max_file_bytes: int) -> None:
+        self.stored = stored
+        self.store = store
+        self.caller = caller
+        self.broadcast = Broadcast()
+        self.done = asyncio.Event()
+        self.question: str | None = None
+        self._on_end = on_end
+        self._max_file_bytes = max_file_bytes
+        self._session: AgentSession | None = None
+        self._cancel_requested = False
+        self._chunks = 0
+        self._started = time.monotonic()
+        self._job: asyncio.Task[None] | None = None
+
+    @property
+    def task(self) -> Task:
+        return self.stored.task
+
+    def subscribe(self) -> tuple[Task, AsyncIterator[StreamEvent]]:
+        """A snapshot of the task now and every event after it, with no gap (no await in between)."""
+        queue = self.broadcast.attach()
+        snapshot = replace(self.task, artifacts=list(self.task.artifacts), history=list(self.task.history))
+        return snapshot, self.broadcast.follow(queue)
+
+    def set_question(self, question: str) -> None:
+        self.question = question
+
+    def start(self, session: AgentSession | None, prompt: str, message_id: str, tools: Sequence[Tool],
+              *, failure: str | None = None) -> None:
+        """Move to working now (so returnImmediately sees it), then run in the background."""
+        self._session = session
+        if failure is not None:  # design step 1: the task is created and immediately failed
+            self._job = asyncio.create_task(self._finish(TaskState.FAILED, failure))
+            return
+        self._set_status(TaskState.WORKING)
+        self._job = asyncio.create_task(self._drive(prompt, message_id, tools))
+
+    async def cancel(self) -> None:
+        self._cancel_requested = True
+        if self._session is not None:
+            self._session.abort()
+        await self.done.wait()
+
+    async def _drive(self, prompt: str, message_id: str, tools: Sequence[Tool]) -> None:
+        assert self._session is not None
+        state, text = TaskState.FAILED, UNEXPECTED
+        try:
+            if self._cancel_requested:
+                state, text = TaskState.CANCELED, "Canceled by the caller"
+            else:
+                state, text = await self._map_events(self._session.run(prompt, message_id=message_id,
+                                                                       extra_tools=tools))
+        except Exception:
+            log.exception("a2a task %s: the run failed unexpectedly", self.task.id)
+        await self._finish(state, text)
+
+    async def _map_events(self, events: AsyncIterator[ev.SessionEvent]) -> tuple[TaskState, str | None]:
+        async for event in events:
+            match event:
+                case ev.TextDelta(text=text):
+                    self._chunk(text)
+                case ev.MessageEnd(text=text):
+                    self._message_end(text)
+                case ev.ToolStart(name=name):
+                    # design: "using <tool>", never the arguments
+                    self._set_status(TaskState.WORKING, f"using {name}")
+                case ev.Sent():
+                    self._sent(event)
+                case ev.Settled():
+                    if self.question is not None:
+                        return TaskState.INPUT_REQUIRED, self.question
+                    return TaskState.COMPLETED, None
+                case ev.RunFailed(message=message):
+                    return TaskState.FAILED, message
+                case ev.Aborted():
+                    return TaskState.CANCELED, "Canceled by the caller"
+                case ev.Crashed(detail=detail):
+                    # design: the redacted detail is logged only
+                    log.error("a2a task %s: the run failed unexpectedly: %s", self.task.id, detail)
+                    return TaskState.FAILED, UNEXPECTED
+        return TaskState.FAILED, UNEXPECTED
+
+    def _chunk(self, text: str) -> None:
+        if not text:
+            return
+        # the first chunk of each assistant message starts the response afresh; later chunks append
+        self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
+                             append=self._chunks > 0)
+        self._chunks += 1
+
+    def _message_end(self, text: str) -> None:
+        if self._chunks:
+            self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text("")], name="response"),
+                                 append=True, last_chunk=True)
+        elif text:
+            self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
+                                 last_chunk=True)
+        self._chunks = 0
+        if text:
+            # design: only the last assistant message's text is kept as the response artifact
+            self._put_artifact(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"))
+            self._save()
+
+    def _sent(self, sent: ev.Sent) -> None:
+        artifact_id = str(uuid.uuid4())
+        if sent.path is None:
+            artifact = Artifact(artifact_id, [Part.of_text(sent.text or "")], name="message")
+        else:
+            artifact = self._file_artifact(artifact_id, sent)
+        self._put_artifact(artifact)
+        self._save()
+        self._artifact_event(artifact, last_chunk=True)
+
+    def _file_artifact(self, artifact_id: str, sent: ev.Sent) -> Artifact:
+        assert sent.path is not None
+        name = sent.filename or sent.path.name
+        media_type = sent.media_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
+        size = sent.path.stat().st_size
+        if size > self._max_file_bytes:
+            note = f"{name} was not attached: {size} bytes is over the limit of {self._max_file_bytes} bytes"
+            return Artifact(artifact_id, [Part.of_text(note)], name=name)
+        part = Part(raw=sent.path.read_bytes(), filename=name, media_type=media_type)
+        parts = [part] if not sent.text else [Part.of_text(sent.text), part]
+        return Artifact(artifact_id, parts, name=name)
+
+    def _put_artifact(self, artifact: Artifact) -> None:
+        artifacts = self.task.artifacts
+        for index, existing in enumerate(artifacts):
+            if existing.artifact_id == artifact.artifact_id:
+                artifacts[index] = artifact
+                return
+        artifacts.append(artifact)
+
+    def _artifact_event(self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False) -> None:
+        self.broadcast.publish(TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
+                                                       append=append, last_chunk=last_chunk))
+
+    def _set_status(self, state: TaskState, text: str | None = None) -> None:
+        message = agent_message(self.task, text) if text else None
+        self.task.status = TaskStatus(state, message, utc_now())
+        if message is not None and state.interrupted:
+            self.task.history.append(message)
+        self._save()
+        event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status)
+        self.broadcast.publish(event, last=state.ends_stream)
+
+    async def _finish(self, state: TaskState, text: str | None) -> None:
+        self._set_status(state, text)
+        elapsed = time.monotonic() - self._started
+        # design: one log line per task end
+        log.info("a2a task %s owner=%s caller=%s state=%s in %.2fs", self.task.id, self.caller.owner_id,
+                 self.caller.name, _state_name(state), elapsed)
+        self.done.set()
+        self._on_end(self)
+
+    def _save(self) -> None:
+        self.store.save(self.stored)
+
+
+def _state_name(state: TaskState) -> str:
+    return state.value.removeprefix("TASK_STATE_").lower().replace("_", "-")

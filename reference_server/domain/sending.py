@@ -1,0 +1,158 @@
+"""SendMessage steps 1-4 of the design: hops, context, task, inbound files and prompt, before a run starts."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from reference_server.agent.a2a_tools import a2a_tools
+from reference_server.domain.callers import Caller
+from reference_server.domain.errors import FieldViolation, InvalidParams, TaskNotFound, UnsupportedOperation
+from reference_server.domain.model import Message, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
+from reference_server.domain.prompt import build_prompt, inbox_name
+from reference_server.domain.runner import TaskRun
+from reference_server.domain.task_store import StoredTask, TaskStore
+
+if TYPE_CHECKING:
+    from reference_server.domain.service import A2AService
+
+HOPS_KEY = "volcanic.hops"
+CONTEXT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
+HOP_LIMIT_REACHED = "hop limit reached"
+
+
+@dataclass
+class Prepared:
+    """A task ready to run: subscribe to `run` first if you stream, then call `start`."""
+
+    run: TaskRun
+    start: Callable[[], None]
+
+
+class Sender:
+    def __init__(self, service: A2AService) -> None:
+        self.service = service
+
+    def prepare(self, caller: Caller, request: SendRequest) -> Prepared:
+        message = request.message
+        hops = _hops(request)
+        _check_message(message, self.service.settings.max_file_bytes)
+        continued = self._continued_task(caller, message)
+        context_id = continued.task.context_id if continued else (message.context_id or str(uuid.uuid4()))
+        task_id = continued.task.id if continued else str(uuid.uuid4())
+        over_limit = hops > self.service.settings.max_hops
+        session = None
+        if not over_limit:
+            workspace = caller.workspace
+            session = self.service.pool.claim(workspace.path, caller.name, context_id, task_id,
+                                              workspace.scope_prefix)
+            if session is None:
+                raise UnsupportedOperation("context busy, retry when the current task ends",
+                                           metadata={"contextId": context_id})
+        inbound = replace(message, context_id=context_id, task_id=task_id)
+        stored = continued or StoredTask(
+            Task(task_id, context_id, TaskStatus(TaskState.SUBMITTED, timestamp=utc_now())), caller.name
+        )
+        stored.task.history.append(inbound)
+        store = TaskStore(caller.workspace)
+        run = TaskRun(stored, store, caller, self.service.run_ended,
+                      max_file_bytes=self.service.settings.max_file_bytes)
+        self.service.runs[task_id] = run
+        store.save(stored)
+        if over_limit:
+            return Prepared(run, lambda: run.start(None, "", inbound.message_id, (), failure=HOP_LIMIT_REACHED))
+        assert session is not None
+        files = _save_inbound_files(caller, inbound)
+        notifier = self.service.notifier
+        prompt = build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
+        tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
+                          caller=caller.name)
+
+        def start() -> None:
+            # design step 4: a2a.inbound is emitted on the session's bus before the prompt
+            session.bus.publish("a2a.inbound", {"hops": hops, "caller": caller.name})
+            run.start(session, prompt, inbound.message_id, tools)
+
+        return Prepared(run, start)
+
+    def _continued_task(self, caller: Caller, message: Message) -> StoredTask | None:
+        """Design step 3: only an input-required task of this caller and context is continued."""
+        if message.task_id is None:
+            return None
+        try:
+            stored = self.service.load(caller, message.task_id)
+        except TaskNotFound:
+            # A2A §3.4.2: an unknown taskId is TaskNotFound; a client cannot choose a new task's id
+            raise
+        task = stored.task
+        if message.context_id is not None and message.context_id != task.context_id:
+            raise InvalidParams(violations=[FieldViolation(
+                "message.contextId", f"does not match the context {task.context_id!r} of task {task.id}")])
+        if task.status.state is not TaskState.INPUT_REQUIRED:
+            state = task.status.state
+            if state.terminal:
+                reason = f"Task {task.id} is {state.value}: a terminal task cannot take more messages; " \
+                         "send the message without taskId to start a new task in the same context"
+            else:
+                reason = f"Task {task.id} is {state.value}: only an input-required task can be continued"
+            raise UnsupportedOperation(reason, metadata={"taskId": task.id})
+        return stored
+
+
+def _hops(request: SendRequest) -> int:
+    """Design step 1: metadata["volcanic.hops"] (message metadata, else request metadata); missing = 0."""
+    for field, metadata in (("message.metadata", request.message.metadata), ("metadata", request.metadata)):
+        if metadata and HOPS_KEY in metadata:
+            value: Any = metadata[HOPS_KEY]
+            if isinstance(value, bool) or not isinstance(value, int | float) or value < 0 or value != int(value):
+                raise InvalidParams(violations=[FieldViolation(
+                    f'{field}["{HOPS_KEY}"]', "must be a whole number >= 0")])
+            return int(value)
+    return 0
+
+
+def _check_message(message: Message, max_file_bytes: int) -> None:
+    violations: list[FieldViolation] = []
+    if message.role is not Role.USER:
+        violations.append(FieldViolation("message.role", "must be ROLE_USER for a message sent to the agent"))
+    if message.context_id is not None and not CONTEXT_ID.match(message.context_id):
+        # design step 2: checked before anything is created
+        violations.append(FieldViolation("message.contextId", "must match [A-Za-z0-9_-]{1,100}"))
+    for index, part in enumerate(message.parts):
+        if part.raw is not None and len(part.raw) > max_file_bytes:
+            violations.append(FieldViolation(
+                f"message.parts[{index}].raw",
+                f"is {len(part.raw)} bytes; the limit is {max_file_bytes} bytes (A2A__MaxFileBytes)"))
+        if part.url is not None:
+            violations.append(FieldViolation(
+                f"message.parts[{index}].url",
+                "file parts by URL are not served yet; send the file inline as raw (base64) bytes"))
+    if violations:
+        raise InvalidParams(violations=violations)
+
+
+def _save_inbound_files(caller: Caller, message: Message) -> list[str]:
+    """Design step 4: file parts are saved to <workspace>/inbox/; the prompt lists them."""
+    saved: list[str] = []
+    now = utc_now()
+    inbox = caller.workspace.path / "inbox"
+    for index, part in enumerate(message.parts):
+        if part.raw is None:
+            continue
+        inbox.mkdir(parents=True, exist_ok=True)
+        path = _free_path(inbox / inbox_name(caller.name, part, index, now))
+        path.write_bytes(part.raw)
+        saved.append(f"inbox/{path.name}")
+    return saved
+
+
+def _free_path(path: Path) -> Path:
+    candidate, n = path, 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+        n += 1
+    return candidate

@@ -1,0 +1,78 @@
+"""`make conformance`: run spec/features and print the result per feature and per design test, per protocol."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+REPORT = ROOT / "reports" / "conformance.json"
+PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "none-1.0")
+
+
+def design_tests() -> list[str]:
+    """Every test named in the design's Testing section (the markers registered in pyproject)."""
+    import tomllib
+
+    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
+    return [m.split(":")[0] for m in markers if ": design test " in m]
+
+
+def outcome_of(results: list[dict[str, str]]) -> str:
+    if not results:
+        return "-"
+    outcomes = {r["outcome"] for r in results}
+    if "failed" in outcomes:
+        return "FAIL"
+    if outcomes == {"xfailed"}:
+        return "xfail"
+    if "skipped" in outcomes:
+        return "skip"
+    return "pass"
+
+
+def table(title: str, rows: dict[str, dict[str, list[dict[str, str]]]], names: list[str]) -> list[str]:
+    used = [p for p in PROTOCOLS if any(rows[n].get(p) for n in names)]
+    width = max([len(title), *map(len, names)]) + 2
+    lines = [title.ljust(width) + "".join(p.ljust(14) for p in used)]
+    for name in names:
+        cells = []
+        for protocol in used:
+            results = rows[name].get(protocol, [])
+            passed = sum(r["outcome"] == "passed" for r in results)
+            cell = outcome_of(results)
+            cells.append((f"{cell} {passed}/{len(results)}" if results else "-").ljust(14))
+        lines.append(name.ljust(width) + "".join(cells))
+    return lines
+
+
+def main() -> int:
+    command = [sys.executable, "-m", "pytest", "tests/features", "-q", "-p", "no:randomly",
+               f"--conformance-report={REPORT}", *sys.argv[1:]]
+    run = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if not REPORT.exists():
+        print(run.stdout[-4000:], run.stderr[-4000:])
+        return run.returncode or 1
+    results = json.loads(REPORT.read_text())
+    by_feature: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    by_design: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
+    for result in results:
+        by_feature[result["feature"]][result["protocol"]].append(result)
+        for tag in result["tags"]:
+            by_design[tag][result["protocol"]].append(result)
+    missing = [name for name in design_tests() if name not in by_design]
+    print("\n".join(table("Feature", by_feature, sorted(by_feature))))
+    print()
+    print("\n".join(table("Design test", by_design, design_tests())))
+    print(f"\n{len(results)} results; design tests without a scenario yet: {len(missing)}"
+          + (f" ({', '.join(missing)})" if missing else ""))
+    print(f"machine-readable report: {REPORT.relative_to(ROOT)}")
+    print(run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "")
+    return run.returncode
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,90 @@
+@auth
+Feature: Callers authenticate with a key from the agent's owner
+  Design, "Authentication and tenancy": every endpoint except the public card needs a key. The
+  workspace whose callers.json holds the key is the assistant the caller talks to. No match → 401;
+  the same key on more than one caller → 401 and a warning naming the owners, never the key.
+
+  Background:
+    Given a workspace of "owner-1" with the caller "travel-bot"
+
+  @v0_3
+  Scenario: A known key in X-API-Key is accepted
+    When the caller fetches the extended agent card
+    Then the call succeeds
+
+  Scenario: The key is also accepted as a bearer token
+    Given the caller presents its key as a bearer token
+    When the caller fetches the extended agent card
+    Then the call succeeds
+
+  Scenario: A call without a key is refused
+    Given the caller presents no key
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  @Auth_UnknownKey_Returns401 @v0_3
+  Scenario: An unknown key is refused
+    Given the caller presents the key "k_not-in-any-callers-file"
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  @Auth_KeyInTwoWorkspaces_Returns401
+  Scenario: A key found in two workspaces is refused
+    Given a workspace of "owner-2" whose caller "twin-bot" holds the same key
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    And a warning names the owners "owner-1, owner-2" but not the key
+
+  Scenario: A key listed twice in one callers file is refused
+    Given the callers file also lists "travel-bot-2" with the same key
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    And a warning names the owners "owner-1" but not the key
+
+  @Auth_CallersFileEdited_AppliesToNextRequest
+  Scenario: An edit of callers.json applies to the next request
+    Given the caller presents the key of "late-bot", who is not in the callers file yet
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    When the owner adds "late-bot" to the callers file
+    And the caller fetches the extended agent card
+    Then the call succeeds
+    When the owner removes "late-bot" from the callers file
+    And the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  @Auth_MalformedCallersFile_NoCallers
+  Scenario: A malformed callers file means no callers
+    Given the callers file is not valid JSON
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    And a warning names the callers file but not the key
+
+  Scenario Outline: Caller entries are checked one by one
+    Given the callers file holds the entry <entry> for the caller's key
+    When the caller fetches the extended agent card
+    Then the caller is <outcome>
+
+    Examples:
+      | entry                                                          | outcome  |
+      | {"name": "ok-bot", "mode": "isolated"}                         | accepted |
+      | {"name": "ok-bot"}                                             | accepted |
+      | {"name": "ok-bot", "color": "blue", "note": "extra is ignored"} | accepted |
+      | {"name": "Not Valid"}                                          | refused  |
+      | {"name": "ok-bot", "mode": "owner"}                            | refused  |
+      | {"mode": "isolated"}                                           | refused  |
+
+  Scenario Outline: Every A2A operation needs a key
+    Given the caller presents no key
+    When the caller calls <operation>
+    Then the call is refused as unauthenticated
+
+    Examples:
+      | operation            |
+      | SendMessage          |
+      | SendStreamingMessage |
+      | GetTask              |
+      | ListTasks            |
+      | CancelTask           |
+      | SubscribeToTask      |
+      | GetExtendedAgentCard |

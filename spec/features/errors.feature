@@ -1,0 +1,26 @@
+@bindings
+Feature: One error table for both bindings
+  A2A v1.0.1 §5.4: each A2A error has one JSON-RPC code and one HTTP status with a gRPC status name;
+  JSON-RPC puts a google.rpc.ErrorInfo in error.data, HTTP+JSON answers a google.rpc.Status whose
+  details hold the ErrorInfo (reason in UPPER_SNAKE_CASE, domain "a2a-protocol.org").
+
+  Background:
+    Given a workspace of "owner-1" with the caller "travel-bot"
+
+  Scenario Outline: <error> has its code on JSON-RPC and its status on HTTP+JSON
+    When the caller causes <error> by <situation>
+    Then the call fails with <error>
+    And on JSON-RPC the code is <code>, on HTTP+JSON the status is <http> <status>
+    And the error carries the reason <reason>
+
+    Examples:
+      | error                        | situation                       | code   | http | status              | reason                          |
+      | TaskNotFound                 | getting an unknown task         | -32001 | 404  | NOT_FOUND           | TASK_NOT_FOUND                  |
+      | PushNotificationNotSupported | creating a push config          | -32003 | 400  | FAILED_PRECONDITION | PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | VersionNotSupported          | sending A2A-Version 9.9         | -32009 | 400  | FAILED_PRECONDITION | VERSION_NOT_SUPPORTED           |
+      | InvalidParams                | sending a message with no parts | -32602 | 400  | INVALID_ARGUMENT    | none                            |
+
+  Scenario: An error message says which task was not found
+    When the caller gets the task "00000000-0000-4000-8000-000000000000"
+    Then the call fails with TaskNotFound
+    And the error metadata names the task "00000000-0000-4000-8000-000000000000"

@@ -1,0 +1,45 @@
+@bindings @rest
+Feature: The HTTP+JSON binding
+  A2A §11: the routes of §11.3 under the interface URL (ours: /a2a/v1), query parameters in camelCase,
+  Content-Type application/a2a+json, errors as google.rpc.Status with the HTTP status of §5.4 and an
+  ErrorInfo in details. Design README: SubscribeToTask on GET and POST; cancel takes an empty body.
+
+  Background:
+    Given a workspace of "owner-1" with the caller "travel-bot"
+
+  Scenario Outline: Every 1.0 route is served
+    When the caller requests <verb> <route>
+    Then the answer is HTTP <status> <outcome>
+
+    Examples:
+      | verb   | route                                                                      | status | outcome                         |
+      | POST   | /message:send                                                              | 400    | naming the field "message"      |
+      | POST   | /message:stream                                                            | 400    | naming the field "message"      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000                                | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /tasks                                                                     | 200    | with a task list                |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000:cancel                         | 404    | with reason TASK_NOT_FOUND      |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
+
+  Scenario Outline: Unknown routes get a 404 google.rpc.Status
+    When the caller requests <verb> <route>
+    Then the answer is HTTP 404 with the status NOT_FOUND
+
+    Examples:
+      | verb | route              |
+      | GET  | /nowhere           |
+      | POST | /message:teleport  |
+      | PUT  | /tasks             |
+
+  Scenario: Query parameters are camelCase and checked
+    When the caller requests GET /tasks?pageSize=0
+    Then the answer is HTTP 400 naming the field "pageSize"
+
+  Scenario: An escaped colon in the path is not a route
+    When the caller requests POST /message%3Asend
+    Then the answer is HTTP 404 with the status NOT_FOUND

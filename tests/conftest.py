@@ -1,0 +1,203 @@
+"""Fixtures for the executable spec: live servers, workspaces, the protocol under test, snapshots."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import secrets
+import shutil
+import tempfile
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from support.client import A2AClient
+from support.live import LiveServer, settings_for
+from syrupy.extensions.json import JSONSnapshotExtension
+
+from reference_server.domain.callers import Workspace
+
+ROOT = Path(__file__).resolve().parents[1]
+SNAPSHOT_DIR = ROOT / "spec" / "snapshots"
+FEATURES_TESTS = ROOT / "tests" / "features"
+
+# Each scenario runs once per protocol: both bindings in A2A 1.0, plus 0.3 JSON-RPC when tagged @v0_3.
+BOTH_BINDINGS = [("jsonrpc", "1.0"), ("rest", "1.0")]
+PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no_binding": [("none", "1.0")]}
+
+from steps.auth import *  # noqa: E402,F403  (step definitions are fixtures: conftest makes them visible)
+from steps.cards import *  # noqa: E402,F403
+from steps.common import *  # noqa: E402,F403
+from steps.tasks import *  # noqa: E402,F403
+from steps.wire import *  # noqa: E402,F403
+
+
+@dataclass(frozen=True)
+class Protocol:
+    binding: str  # "jsonrpc", "rest", or "none" for discovery
+    version: str  # "1.0" or "0.3"
+
+    @property
+    def id(self) -> str:
+        return f"{self.binding}-{self.version}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "protocol" not in metafunc.fixturenames or FEATURES_TESTS not in metafunc.definition.path.parents:
+        return  # only the executable spec runs per protocol
+    tags = {mark.name for mark in metafunc.definition.iter_markers()}
+    combos: list[tuple[str, str]] = []
+    for tag, values in PROTOCOL_TAGS.items():
+        if tag in tags:
+            combos += values
+    if not combos:
+        combos = list(BOTH_BINDINGS)
+    if "v0_3" in tags:
+        combos.append(("jsonrpc", "0.3"))
+    protocols = [Protocol(*combo) for combo in combos]
+    metafunc.parametrize("protocol", protocols, ids=[p.id for p in protocols], indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def protocol(request: pytest.FixtureRequest) -> Protocol:
+    return getattr(request, "param", Protocol("none", "1.0"))
+
+
+# --- servers: one per distinct configuration, shared by the whole session ---
+
+_SERVERS: dict[tuple[Any, ...], LiveServer] = {}
+
+
+@pytest.fixture(scope="session")
+def server_factory() -> Iterator[Any]:
+    def get(*, with_notifier: bool = True, **overrides: Any) -> LiveServer:
+        key = (with_notifier, tuple(sorted(overrides.items())))
+        if key not in _SERVERS:
+            _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
+        return _SERVERS[key]
+
+    yield get
+    for server in _SERVERS.values():
+        server.stop()
+    _SERVERS.clear()
+
+
+@dataclass
+class World:
+    """What a scenario has set up and seen so far (steps read and write it)."""
+
+    server: LiveServer
+    protocol: Protocol
+    http: httpx.Client
+    root: Path
+    workspaces: dict[str, Workspace] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # caller name → key
+    caller: str | None = None
+    key: str | None = None
+    version: str | None = None
+    reply: Any = None
+    stream: Any = None
+    card: Any = None
+    tasks: dict[str, str] = field(default_factory=dict)  # label → task id
+    context_id: str | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def client(self, *, version: str | None = None) -> A2AClient:
+        """A client for this scenario's protocol, caller key and A2A-Version choices."""
+        binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
+        return A2AClient(self.http, binding=binding, version=version or self.protocol.version, key=self.key,
+                         sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")))
+
+    def use_server(self, server: LiveServer) -> None:
+        """Move this scenario's workspaces to another server (one with other settings)."""
+        for workspace in self.workspaces.values():
+            self.server.workspaces.remove(workspace)
+            server.workspaces.add(workspace)
+        self.server = server
+        self.http.close()
+        self.http = httpx.Client(base_url=server.url, timeout=30)
+
+
+@pytest.fixture
+def world(server_factory: Any, protocol: Protocol) -> Iterator[World]:
+    server = server_factory()
+    root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
+    world = World(server, protocol, httpx.Client(base_url=server.url, timeout=30), root)
+    yield world
+    world.http.close()
+    for workspace in world.workspaces.values():
+        world.server.workspaces.remove(workspace)
+    shutil.rmtree(root, ignore_errors=True)
+
+
+def new_key() -> str:
+    return "k_" + secrets.token_hex(16)
+
+
+def write_callers(path: Path, entries: list[dict[str, Any]]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(entries, indent=2))
+
+
+# --- snapshots under spec/snapshots/<test module>/ ---
+
+
+class SpecJSONExtension(JSONSnapshotExtension):
+    @classmethod
+    def dirname(cls, *, test_location: Any) -> str:
+        return str(SNAPSHOT_DIR / Path(test_location.filepath).stem)
+
+
+@pytest.fixture
+def snapshot_json(snapshot: Any) -> Any:
+    return snapshot.with_defaults(extension_class=SpecJSONExtension)
+
+
+# --- guard: pytest-bdd never awaits `async def` steps (stack notes §4.6) ---
+
+
+def pytest_bdd_before_step(request: Any, feature: Any, scenario: Any, step: Any, step_func: Any) -> None:
+    if inspect.iscoroutinefunction(inspect.unwrap(step_func)):
+        raise TypeError(f"async step {step.name!r} would never be awaited; make it sync")
+
+
+# --- the conformance report: which feature, scenario, design test and protocol each result belongs to ---
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--conformance-report", metavar="PATH", help="write the per-scenario results as JSON")
+
+
+def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any) -> None:
+    node = request.node
+    node.user_properties.append(("feature", Path(feature.filename).name))
+    node.user_properties.append(("scenario", scenario.name))
+    node.user_properties.append(("tags", sorted(scenario.tags)))
+
+
+_RESULTS: list[dict[str, Any]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    props = dict(report.user_properties)
+    if "feature" not in props or (report.when != "call" and report.passed):
+        return
+    if report.when == "teardown" and not report.failed:
+        return
+    params = report.nodeid.partition("[")[2].rstrip("]").split("-")
+    protocol = params[0:2] if len(params) >= 2 else ["none", "1.0"]
+    _RESULTS.append({
+        "nodeid": report.nodeid, "feature": props["feature"], "scenario": props["scenario"],
+        "tags": props["tags"], "protocol": "-".join(protocol),
+        "outcome": "xfailed" if hasattr(report, "wasxfail") else report.outcome,
+    })
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("--conformance-report", default=None)
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(_RESULTS, indent=2))

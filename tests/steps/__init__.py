@@ -1,0 +1,1 @@
+"""Step definitions of the executable spec, grouped by capability."""

@@ -1,0 +1,138 @@
+"""Steps shared by every area: workspaces and callers, keys and versions, success and failure."""
+
+from __future__ import annotations
+
+import json
+import secrets
+from pathlib import Path
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+
+from reference_server.domain.callers import Workspace
+
+
+def new_key() -> str:
+    return "k_" + secrets.token_hex(16)
+
+
+def write_json(path: Path, value: Any) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(value, indent=2), encoding="utf-8")
+
+
+def add_workspace(world: Any, owner: str, entries: list[dict[str, Any]]) -> Workspace:
+    path = world.root / owner
+    path.mkdir(parents=True, exist_ok=True)
+    workspace = Workspace(path, owner_id=owner, scope_prefix="spec")
+    write_json(workspace.callers_file, entries)
+    world.workspaces[owner] = workspace
+    world.server.workspaces.add(workspace)
+    return workspace
+
+
+def workspace_of(world: Any) -> Workspace:
+    return next(iter(world.workspaces.values()))
+
+
+def reply_of(world: Any) -> Any:
+    return world.stream if world.reply is None else world.reply
+
+
+@given(parsers.parse('a workspace of "{owner}" with the caller "{name}"'))
+def _(world: Any, owner: str, name: str) -> None:
+    key = new_key()
+    add_workspace(world, owner, [{"name": name, "key": key, "mode": "isolated"}])
+    world.caller, world.key = name, key
+    world.keys[name] = key
+
+
+@given(parsers.parse('the caller presents the key "{key}"'))
+def _(world: Any, key: str) -> None:
+    world.key = key
+
+
+@given("the caller presents no key")
+def _(world: Any) -> None:
+    world.key = None
+
+
+@given(parsers.parse('the caller sends A2A-Version "{version}"'))
+def _(world: Any, version: str) -> None:
+    world.version = version
+
+
+@then("the call succeeds")
+def _(world: Any) -> None:
+    reply = reply_of(world)
+    assert reply.error is None, f"expected success, got {reply.error}"
+
+
+@then(parsers.parse("the call fails with {name}"))
+def _(world: Any, name: str) -> None:
+    reply = reply_of(world)
+    assert reply.error is not None, f"expected {name}, got success: {getattr(reply, 'body', None)}"
+    assert reply.error.name == name, f"expected {name}, got {reply.error.name}: {reply.error.message}"
+
+
+@then(parsers.parse('the error message says "{text}"'))
+def _(world: Any, text: str) -> None:
+    error = reply_of(world).error
+    assert error is not None and text in error.message, f"{text!r} not in {error.message if error else None!r}"
+
+
+@then(parsers.parse('the error names the field "{field}" because it {reason}'))
+def _(world: Any, field: str, reason: str) -> None:
+    error = reply_of(world).error
+    assert error is not None, "expected an error"
+    found = {v["field"]: v["description"] for v in error.violations}
+    assert field in found, f"no violation for {field!r}; violations: {found}"
+    assert reason in found[field], f"{field}: {found[field]!r} does not say {reason!r}"
+
+
+@then("the call is refused as unauthenticated")
+def _(world: Any) -> None:
+    reply = reply_of(world)
+    assert reply.error is not None, "expected a refusal"
+    assert reply.http_status == 401, reply.http_status
+    assert reply.error.name == "Unauthenticated", reply.error
+    headers = getattr(reply, "headers", None)
+    if headers is not None:
+        assert "WWW-Authenticate" in headers, "a 401 carries a WWW-Authenticate challenge"
+
+
+@when(parsers.re(r"the caller calls (?P<operation>[A-Z][A-Za-z]+)$"))
+def _(world: Any, operation: str) -> None:
+    params: dict[str, Any] = {
+        "SendMessage": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+        "SendStreamingMessage": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
+        "GetTask": {"id": "00000000-0000-4000-8000-000000000000"},
+        "ListTasks": {},
+        "CancelTask": {"id": "00000000-0000-4000-8000-000000000000"},
+        "SubscribeToTask": {"id": "00000000-0000-4000-8000-000000000000"},
+        "GetExtendedAgentCard": {},
+    }[operation]
+    client = world.client()
+    world.reply = None
+    if operation in ("SendStreamingMessage", "SubscribeToTask"):
+        world.stream = client.stream(operation, params)
+    else:
+        world.reply = client.call(operation, params)
+
+
+@then(parsers.parse('a warning names {what} but not the key'))
+def _(world: Any, caplog: Any, what: str) -> None:
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert warnings, "expected a warning"
+    joined = "\n".join(warnings)
+    for key in [k for k in [world.key, *world.keys.values()] if k]:
+        assert key not in joined, "a key reached a log line"
+    if what.startswith('the owners "'):
+        owners = what.removeprefix('the owners "').removesuffix('"')
+        assert f"(owners: {owners})" in joined, joined
+    elif what == "the callers file":
+        assert str(workspace_of(world).callers_file) in joined, joined
+    elif what == "the card file":
+        assert str(workspace_of(world).card_file) in joined, joined
+    else:
+        raise AssertionError(f"unknown warning subject {what!r}")

@@ -1,0 +1,187 @@
+"""Steps about the bindings themselves: versions, JSON-RPC envelopes, REST routes, the error table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+from support.client import Reply
+from support.schemas import assert_valid
+
+UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
+
+
+@given(parsers.parse('the caller sends A2A-Version "{version}" as a query parameter only'))
+def _(world: Any, version: str) -> None:
+    world.version = version
+    world.notes["version_in_query"] = True
+
+
+@given("the caller sends no A2A-Version")
+def _(world: Any) -> None:
+    world.version = ""
+
+
+@when(parsers.parse('the caller calls the 0.3 method "{method}"'))
+def _(world: Any, method: str) -> None:
+    _call_v03(world, method, world.version)
+
+
+@when(parsers.parse('the caller calls the 0.3 method "{method}" as A2A 1.0'))
+def _(world: Any, method: str) -> None:
+    _call_v03(world, method, "1.0")
+
+
+def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
+    client = world.client(version="0.3")
+    client.sent_version = sent_version or ""
+    request_id = client.next_id()
+    response = world.http.post("/a2a", json={"jsonrpc": "2.0", "id": request_id, "method": method},
+                               headers=client.headers())
+    world.reply = client.jsonrpc_reply(response, None, request_id)
+
+
+@when(parsers.parse("the caller posts the JSON-RPC body {body}"))
+def _(world: Any, body: str) -> None:
+    client = world.client()
+    response = world.http.post("/a2a", content=body.encode(), headers={**client.headers(),
+                                                                       "Content-Type": "application/json"})
+    sent = _sent_id(body)
+    world.reply = client.jsonrpc_reply(response, None, sent)
+
+
+def _sent_id(body: str) -> Any:
+    try:
+        payload = json.loads(body)
+    except json.JSONDecodeError:
+        return None
+    if isinstance(payload, dict):
+        value = payload.get("id")
+        if isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool)):
+            return value
+    return None
+
+
+def _raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any, path: str = "/a2a") -> Reply:
+    client = world.client()
+    response = world.http.post(path, json={"jsonrpc": "2.0", "id": request_id, "method": method,
+                                           "params": params}, headers=client.headers())
+    return client.jsonrpc_reply(response, method, request_id)
+
+
+@when(parsers.parse("the caller fetches the extended agent card with the JSON-RPC id {request_id}"))
+def _(world: Any, request_id: str) -> None:
+    world.reply = _raw_jsonrpc(world, "GetExtendedAgentCard", {}, json.loads(request_id))
+
+
+@when(parsers.parse('the caller gets the task "{task_id}" with the JSON-RPC id "{request_id}"'))
+def _(world: Any, task_id: str, request_id: str) -> None:
+    world.reply = _raw_jsonrpc(world, "GetTask", {"id": task_id}, request_id)
+
+
+@then(parsers.parse("the answer carries the JSON-RPC id {request_id}"))
+def _(world: Any, request_id: str) -> None:
+    expected = json.loads(request_id)
+    got = world.reply.raw["id"]
+    assert got == expected and type(got) is type(expected), f"{got!r} is not {expected!r}"
+
+
+@when(parsers.parse('the caller fetches the extended agent card at "{path}"'))
+def _(world: Any, path: str) -> None:
+    world.reply = _raw_jsonrpc(world, "GetExtendedAgentCard", {}, 1, path)
+
+
+@when(parsers.parse("the caller posts a JSON-RPC body of {mebibytes:d} MiB"))
+def _(world: Any, mebibytes: int) -> None:
+    padding = "x" * (mebibytes * 1024 * 1024)
+    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"pad": padding}})
+    response = world.http.post("/a2a", content=body.encode(), headers={**world.client().headers(),
+                                                                       "Content-Type": "application/json"})
+    world.notes["response"] = response
+
+
+@then(parsers.parse('the call is refused with HTTP 413 as "{text}"'))
+def _(world: Any, text: str) -> None:
+    response = world.notes["response"]
+    assert response.status_code == 413, response.status_code
+    assert_valid(response.json(), "urn:reference-server:wire-errors#/$defs/JsonRpcError")
+    assert text in response.json()["error"]["message"]
+
+
+@when(parsers.parse("the caller requests {verb} {route}"))
+def _(world: Any, verb: str, route: str) -> None:
+    client = world.client()
+    response = world.http.request(verb, "/a2a/v1" + route, headers=client.headers())
+    world.notes["response"] = response
+    if response.status_code != 200:
+        world.reply = client.rest_reply(response, None)
+    else:
+        world.reply = Reply(200, body=response.json(), headers=response.headers)
+
+
+@then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
+def _(world: Any, status: int, outcome: str) -> None:
+    reply = world.reply
+    assert reply.http_status == status, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
+    if outcome.startswith("naming the field"):
+        field = outcome.split('"')[1]
+        assert field in [v["field"] for v in reply.error.violations], reply.error
+    elif outcome.startswith("with reason"):
+        assert reply.error.reason == outcome.split()[-1], reply.error
+    elif outcome.startswith("with the status"):
+        assert reply.raw["error"]["status"] == outcome.split()[-1], reply.raw
+    elif outcome == "with a task list":
+        assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
+    elif outcome == "with an agent card":
+        assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    else:
+        raise AssertionError(f"unknown outcome {outcome!r}")
+
+
+# --- the error table ---
+
+SITUATIONS = {
+    "getting an unknown task": ("GetTask", {"id": UNKNOWN_TASK}),
+    "creating a push config": ("CreateTaskPushNotificationConfig",
+                               {"taskId": UNKNOWN_TASK, "url": "https://example.com/hook"}),
+    "sending A2A-Version 9.9": ("GetExtendedAgentCard", {}),
+    "sending a message with no parts": ("SendMessage", {"message": {"messageId": "m1", "role": "ROLE_USER",
+                                                                   "parts": []}}),
+}
+
+
+@when(parsers.parse("the caller causes {error} by {situation}"))
+def _(world: Any, error: str, situation: str) -> None:
+    operation, params = SITUATIONS[situation]
+    if situation == "sending A2A-Version 9.9":
+        world.version = "9.9"
+    world.reply = world.client().call(operation, params)
+
+
+@then(parsers.parse("on JSON-RPC the code is {code:d}, on HTTP+JSON the status is {http:d} {status}"))
+def _(world: Any, code: int, http: int, status: str) -> None:
+    reply = world.reply
+    if world.protocol.binding == "rest":
+        assert reply.http_status == http, reply.http_status
+        assert reply.raw["error"]["status"] == status, reply.raw
+        assert reply.raw["error"]["code"] == http
+    else:
+        assert reply.http_status == 200, reply.http_status
+        assert reply.error.code == code, reply.error
+
+
+@then(parsers.parse("the error carries the reason {reason}"))
+def _(world: Any, reason: str) -> None:
+    error = world.reply.error
+    if reason == "none":
+        assert error.reason is None, error.reason
+    else:
+        assert error.reason == reason, error.reason
+
+
+@then(parsers.parse('the error metadata names the task "{task_id}"'))
+def _(world: Any, task_id: str) -> None:
+    details = world.reply.raw["error"].get("data") or world.reply.raw["error"].get("details")
+    info = next(d for d in details if d["@type"].endswith("ErrorInfo"))
+    assert info["metadata"]["taskId"] == task_id, info

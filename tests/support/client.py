@@ -1,0 +1,306 @@
+"""One binding-agnostic A2A test client: JSON-RPC or REST, A2A 1.0 or 0.3; validates everything it sees."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from httpx_sse import connect_sse
+
+from support.schemas import assert_valid
+from support.v03 import from_v03, to_v03_message
+
+V1 = "urn:a2a:v1#/$defs/"
+V03 = "urn:a2a:v0.3#/definitions/"
+WIRE = "urn:reference-server:wire-errors#/$defs/"
+
+# A2A v1.0.1 §5.4 + JSON-RPC 2.0: the error names a client sees, by JSON-RPC code and by ErrorInfo reason
+ERROR_CODES = {
+    -32700: "ParseError", -32600: "InvalidRequest", -32601: "MethodNotFound", -32602: "InvalidParams",
+    -32603: "InternalError", -32001: "TaskNotFound", -32002: "TaskNotCancelable",
+    -32003: "PushNotificationNotSupported", -32004: "UnsupportedOperation", -32005: "ContentTypeNotSupported",
+    -32006: "InvalidAgentResponse", -32007: "ExtendedAgentCardNotConfigured", -32008: "ExtensionSupportRequired",
+    -32009: "VersionNotSupported", -32000: "Unauthenticated",
+}
+REST_STATUS_NAMES = {"UNAUTHENTICATED": "Unauthenticated", "INVALID_ARGUMENT": "InvalidParams",
+                     "NOT_FOUND": "MethodNotFound", "INTERNAL": "InternalError"}
+
+# 1.0 operation → (REST verb, path template, params placement, result schema)
+REST_ROUTES = {
+    "SendMessage": ("POST", "/message:send", "body", "SendMessageResponse"),
+    "SendStreamingMessage": ("POST", "/message:stream", "body", "StreamResponse"),
+    "GetTask": ("GET", "/tasks/{id}", "query", "Task"),
+    "ListTasks": ("GET", "/tasks", "query", "ListTasksResponse"),
+    "CancelTask": ("POST", "/tasks/{id}:cancel", "body", "Task"),
+    "SubscribeToTask": ("POST", "/tasks/{id}:subscribe", "body", "StreamResponse"),
+    "GetExtendedAgentCard": ("GET", "/extendedAgentCard", "query", "AgentCard"),
+    "CreateTaskPushNotificationConfig": ("POST", "/tasks/{taskId}/pushNotificationConfigs", "body",
+                                         "TaskPushNotificationConfig"),
+    "GetTaskPushNotificationConfig": ("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}", "query",
+                                      "TaskPushNotificationConfig"),
+    "ListTaskPushNotificationConfigs": ("GET", "/tasks/{taskId}/pushNotificationConfigs", "query",
+                                        "ListTaskPushNotificationConfigsResponse"),
+    "DeleteTaskPushNotificationConfig": ("DELETE", "/tasks/{taskId}/pushNotificationConfigs/{id}", "query",
+                                         "google.protobuf.Empty"),
+}
+V03_METHODS = {
+    "SendMessage": ("message/send", None), "SendStreamingMessage": ("message/stream", None),
+    "GetTask": ("tasks/get", "Task"), "CancelTask": ("tasks/cancel", "Task"),
+    "SubscribeToTask": ("tasks/resubscribe", None), "GetExtendedAgentCard": ("agent/getAuthenticatedExtendedCard",
+                                                                            "AgentCard"),
+}
+
+
+@dataclass
+class ErrorView:
+    name: str
+    message: str
+    http_status: int
+    code: int | None = None
+    reason: str | None = None
+    violations: list[dict[str, str]] = field(default_factory=list)
+    raw: Any = None
+
+
+@dataclass
+class Reply:
+    """A unary answer: `body` is the result in 1.0 shape (0.3 results are converted), or `error`."""
+
+    http_status: int
+    body: Any = None
+    error: ErrorView | None = None
+    headers: httpx.Headers | None = None
+    raw: Any = None
+
+
+@dataclass
+class StreamReply:
+    """A stream: its events in 1.0 StreamResponse shape, or the error that came instead of (or in) it."""
+
+    http_status: int
+    events: list[dict[str, Any]] = field(default_factory=list)
+    raw_events: list[Any] = field(default_factory=list)
+    error: ErrorView | None = None
+    content_type: str = ""
+
+
+class A2AClient:
+    """`version` is the dialect spoken (method names, shapes); `sent_version` what A2A-Version says ("" = none)."""
+
+    def __init__(self, http: httpx.Client, *, binding: str, version: str, key: str | None,
+                 sent_version: str | None = None, version_in_query: bool = False) -> None:
+        self.http, self.binding, self.version, self.key = http, binding, version, key
+        self.sent_version = version if sent_version is None else sent_version
+        self.version_in_query = version_in_query
+        self._next_id = 0
+
+    def headers(self) -> dict[str, str]:
+        headers = {}
+        if self.sent_version and not self.version_in_query:
+            headers["A2A-Version"] = self.sent_version
+        if self.key is not None:
+            headers["X-API-Key"] = self.key
+        return headers
+
+    def url(self, path: str) -> str:
+        if self.version_in_query and self.sent_version:
+            return path + ("&" if "?" in path else "?") + "A2A-Version=" + self.sent_version
+        return path
+
+    def next_id(self) -> Any:
+        self._next_id += 1
+        return self._next_id if self._next_id % 2 else f"req-{self._next_id}"  # both id types
+
+    # --- unary and streaming calls by 1.0 operation name, 1.0-shaped params ---
+
+    def call(self, operation: str, params: dict[str, Any]) -> Reply:
+        if self.binding == "rest":
+            return self._rest(operation, params)
+        return self._jsonrpc(operation, params)
+
+    def stream(self, operation: str, params: dict[str, Any]) -> StreamReply:
+        if self.binding == "rest":
+            verb, path, placement, _ = REST_ROUTES[operation]
+            url, rest_params = _fill(path, params)
+            kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
+            return self._sse(verb, "/a2a/v1" + url, kwargs, request_id=None)
+        _, body, request_id = self._envelope(operation, params)
+        return self._sse("POST", "/a2a", {"json": body}, request_id=request_id)
+
+    # --- JSON-RPC ---
+
+    def _envelope(self, operation: str, params: dict[str, Any]) -> tuple[str, dict[str, Any], Any]:
+        request_id = self.next_id()
+        method = operation
+        if self.version == "0.3":
+            method = V03_METHODS[operation][0]
+            params = _params_v03(operation, params)
+        return method, {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}, request_id
+
+    def _jsonrpc(self, operation: str, params: dict[str, Any]) -> Reply:
+        _, body, request_id = self._envelope(operation, params)
+        response = self.http.post(self.url("/a2a"), json=body, headers=self.headers())
+        return self.jsonrpc_reply(response, operation, request_id)
+
+    def jsonrpc_reply(self, response: httpx.Response, operation: str | None, request_id: Any) -> Reply:
+        payload = response.json()
+        if "error" in payload:
+            assert_valid(payload, WIRE + "JsonRpcError")
+            assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
+            return Reply(response.status_code, error=_jsonrpc_error(payload, response.status_code),
+                         headers=response.headers, raw=payload)
+        assert_valid(payload, WIRE + "JsonRpcSuccess")
+        assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
+        assert response.status_code == 200
+        result = payload["result"]
+        if operation is not None:
+            result = self._checked_result(operation, result)
+        return Reply(200, body=result, headers=response.headers, raw=payload)
+
+    def _checked_result(self, operation: str, result: Any) -> Any:
+        if self.version == "0.3":
+            _validate_v03(operation, result)
+            return from_v03(operation, result)
+        schema = REST_ROUTES[operation][3] if operation in REST_ROUTES else None
+        if schema:
+            assert_valid(result, V1 + schema)
+        return result
+
+    # --- REST ---
+
+    def _rest(self, operation: str, params: dict[str, Any]) -> Reply:
+        verb, path, placement, schema = REST_ROUTES[operation]
+        url, rest_params = _fill(path, params)
+        if placement == "body":
+            response = self.http.request(verb, self.url("/a2a/v1" + url), headers=self.headers(), json=rest_params)
+        else:  # httpx replaces a URL's query with `params`, so the version joins them
+            query = {**_query(rest_params), **({"A2A-Version": self.sent_version} if self.version_in_query else {})}
+            response = self.http.request(verb, "/a2a/v1" + url, headers=self.headers(), params=query)
+        return self.rest_reply(response, schema)
+
+    def rest_reply(self, response: httpx.Response, schema: str | None) -> Reply:
+        payload = response.json()
+        if response.status_code != 200:
+            assert_valid(payload, WIRE + "RestError")
+            return Reply(response.status_code, error=_rest_error(payload, response.status_code),
+                         headers=response.headers, raw=payload)
+        assert response.headers["content-type"].startswith("application/a2a+json")
+        if schema:
+            assert_valid(payload, V1 + schema)
+        return Reply(200, body=payload, headers=response.headers, raw=payload)
+
+    # --- SSE ---
+
+    def _sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any) -> StreamReply:
+        headers = {**self.headers(), "Accept": "text/event-stream"}
+        with connect_sse(self.http, verb, self.url(url), headers=headers, **kwargs) as source:
+            response = source.response
+            content_type = response.headers.get("content-type", "")
+            if not content_type.startswith("text/event-stream"):
+                response.read()
+                reply = (self.rest_reply(response, None) if self.binding == "rest"
+                         else self.jsonrpc_reply(response, None, request_id))
+                return StreamReply(response.status_code, error=reply.error, content_type=content_type)
+            stream = StreamReply(response.status_code, content_type=content_type)
+            for sse in source.iter_sse():
+                self._take_event(stream, sse.event, json.loads(sse.data), request_id)
+            return stream
+
+    def _take_event(self, stream: StreamReply, kind: str, data: Any, request_id: Any) -> None:
+        stream.raw_events.append(data)
+        if self.binding == "rest":
+            if kind == "error":
+                stream.error = _rest_error(data, 200)
+                return
+            assert_valid(data, V1 + "StreamResponse")
+            stream.events.append(data)
+            return
+        assert _same_id(data.get("id"), request_id), f"event id {data.get('id')!r} is not {request_id!r}"
+        if "error" in data:
+            assert_valid(data, WIRE + "JsonRpcError")
+            stream.error = _jsonrpc_error(data, 200)
+            return
+        assert_valid(data, WIRE + "JsonRpcSuccess")
+        result = data["result"]
+        if self.version == "0.3":
+            assert_valid(result, V03 + _V03_KINDS[result["kind"]])
+            stream.events.append(from_v03("event", result))
+        else:
+            assert_valid(result, V1 + "StreamResponse")
+            stream.events.append(result)
+
+
+_V03_KINDS = {"task": "Task", "message": "Message", "status-update": "TaskStatusUpdateEvent",
+              "artifact-update": "TaskArtifactUpdateEvent"}
+
+
+def _validate_v03(operation: str, result: Any) -> None:
+    if operation == "SendMessage":
+        assert_valid(result, V03 + _V03_KINDS[result["kind"]])
+        return
+    schema = V03_METHODS[operation][1]
+    if schema:
+        assert_valid(result, V03 + schema)
+
+
+def _params_v03(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    if operation in ("SendMessage", "SendStreamingMessage"):
+        converted: dict[str, Any] = {"message": to_v03_message(params["message"])}
+        configuration = dict(params.get("configuration") or {})
+        if "returnImmediately" in configuration:
+            configuration["blocking"] = not configuration.pop("returnImmediately")
+        if configuration:
+            converted["configuration"] = configuration
+        if "metadata" in params:
+            converted["metadata"] = params["metadata"]
+        return converted
+    return params
+
+
+def _same_id(got: Any, sent: Any) -> bool:
+    return got == sent and type(got) is type(sent)
+
+
+def _fill(path: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
+    rest = dict(params)
+    for name in ("taskId", "id"):
+        marker = "{" + name + "}"
+        if marker in path:
+            path = path.replace(marker, str(rest.pop(name)))
+    return path, rest
+
+
+def _query(params: dict[str, Any]) -> dict[str, str]:
+    return {k: (json.dumps(v) if isinstance(v, bool) else str(v)) for k, v in params.items()}
+
+
+def _jsonrpc_error(payload: dict[str, Any], status: int) -> ErrorView:
+    error = payload["error"]
+    details = error.get("data") or []
+    return ErrorView(
+        name=ERROR_CODES.get(error["code"], f"code {error['code']}"), message=error["message"],
+        http_status=status, code=error["code"], reason=_reason(details), violations=_violations(details),
+        raw=payload,
+    )
+
+
+def _rest_error(payload: dict[str, Any], status: int) -> ErrorView:
+    error = payload["error"]
+    details = error.get("details") or []
+    reason = _reason(details)
+    name = "".join(w.capitalize() for w in reason.split("_")) if reason else REST_STATUS_NAMES.get(
+        error["status"], error["status"])
+    if name == "InvalidParams" and status == 400 and not _violations(details) and "JSON" in error["message"]:
+        name = "ParseError"
+    return ErrorView(name=name, message=error["message"], http_status=status, reason=reason,
+                     violations=_violations(details), raw=payload)
+
+
+def _reason(details: list[dict[str, Any]]) -> str | None:
+    return next((d["reason"] for d in details if d["@type"].endswith("ErrorInfo")), None)
+
+
+def _violations(details: list[dict[str, Any]]) -> list[dict[str, str]]:
+    return next((d["fieldViolations"] for d in details if d["@type"].endswith("BadRequest")), [])

@@ -1,0 +1,71 @@
+"""A live server for tests: uvicorn in a thread on 127.0.0.1, a free port, stopped at the end."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Iterable
+from typing import Any
+
+import uvicorn
+
+from reference_server.agent.notifier import LoggingNotifier
+from reference_server.app import create_app
+from reference_server.domain.callers import Workspace
+from reference_server.settings import Settings
+
+
+class WorkspaceRegistry:
+    """The workspaces a test server serves; scenarios add theirs and remove them when they end."""
+
+    def __init__(self) -> None:
+        self._items: list[Workspace] = []
+        self._lock = threading.Lock()
+
+    def add(self, workspace: Workspace) -> None:
+        with self._lock:
+            self._items.append(workspace)
+
+    def remove(self, workspace: Workspace) -> None:
+        with self._lock:
+            if workspace in self._items:
+                self._items.remove(workspace)
+
+    def __call__(self) -> Iterable[Workspace]:
+        with self._lock:
+            return list(self._items)
+
+
+class LiveServer:
+    """uvicorn in a daemon thread; start() waits until it listens, stop() ends it."""
+
+    def __init__(self, settings: Settings, *, with_notifier: bool = True) -> None:
+        self.workspaces = WorkspaceRegistry()
+        self.notifier = LoggingNotifier() if with_notifier else None
+        self.settings = settings
+        self.app = create_app(settings, self.workspaces, notifier=self.notifier)
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning",
+                                timeout_graceful_shutdown=2, lifespan="on")
+        self.server = uvicorn.Server(config)
+        self.thread = threading.Thread(target=self.server.run, daemon=True)
+        self.url = ""
+
+    def start(self, timeout: float = 15.0) -> LiveServer:
+        self.thread.start()
+        deadline = time.monotonic() + timeout
+        while not self.server.started:
+            if not self.thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.01)
+        port = self.server.servers[0].sockets[0].getsockname()[1]
+        self.url = f"http://127.0.0.1:{port}"
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        self.server.should_exit = True
+        self.thread.join(timeout)
+
+
+def settings_for(**overrides: Any) -> Settings:
+    """Test settings: loopback, private push URLs allowed, everything else as in production."""
+    return Settings(allow_private_push_urls=True, **overrides)
