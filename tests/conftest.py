@@ -31,6 +31,8 @@ PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no
 from steps.auth import *  # noqa: E402,F403  (step definitions are fixtures: conftest makes them visible)
 from steps.cards import *  # noqa: E402,F403
 from steps.common import *  # noqa: E402,F403
+from steps.lifecycle import *  # noqa: E402,F403
+from steps.streaming import *  # noqa: E402,F403
 from steps.tasks import *  # noqa: E402,F403
 from steps.wire import *  # noqa: E402,F403
 
