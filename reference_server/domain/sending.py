@@ -10,8 +10,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reference_server.agent.a2a_tools import a2a_tools
+from reference_server.agent.session import AgentSession
 from reference_server.domain.callers import Caller
-from reference_server.domain.errors import FieldViolation, InvalidParams, TaskNotFound, UnsupportedOperation
+from reference_server.domain.errors import FieldViolation, InvalidParams, UnsupportedOperation
 from reference_server.domain.model import Message, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
 from reference_server.domain.prompt import build_prompt, inbox_name
 from reference_server.domain.runner import TaskRun
@@ -53,6 +54,15 @@ class Sender:
             if session is None:
                 raise UnsupportedOperation("context busy, retry when the current task ends",
                                            metadata={"contextId": context_id})
+        try:
+            return self._create(caller, message, continued, context_id, task_id, hops, session)
+        except BaseException:
+            self.service.runs.pop(task_id, None)
+            self.service.pool.release(task_id)  # never leave the context busy behind a failed start
+            raise
+
+    def _create(self, caller: Caller, message: Message, continued: StoredTask | None, context_id: str,
+                task_id: str, hops: int, session: AgentSession | None) -> Prepared:
         inbound = replace(message, context_id=context_id, task_id=task_id)
         stored = continued or StoredTask(
             Task(task_id, context_id, TaskStatus(TaskState.SUBMITTED, timestamp=utc_now())), caller.name
@@ -63,9 +73,8 @@ class Sender:
                       max_file_bytes=self.service.settings.max_file_bytes)
         self.service.runs[task_id] = run
         store.save(stored)
-        if over_limit:
+        if session is None:  # over the hop limit: design step 1
             return Prepared(run, lambda: run.start(None, "", inbound.message_id, (), failure=HOP_LIMIT_REACHED))
-        assert session is not None
         files = _save_inbound_files(caller, inbound)
         notifier = self.service.notifier
         prompt = build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
@@ -83,11 +92,8 @@ class Sender:
         """Design step 3: only an input-required task of this caller and context is continued."""
         if message.task_id is None:
             return None
-        try:
-            stored = self.service.load(caller, message.task_id)
-        except TaskNotFound:
-            # A2A §3.4.2: an unknown taskId is TaskNotFound; a client cannot choose a new task's id
-            raise
+        # A2A §3.4.2: an unknown taskId is TaskNotFound (load raises it); a client cannot choose a task id
+        stored = self.service.load(caller, message.task_id)
         task = stored.task
         if message.context_id is not None and message.context_id != task.context_id:
             raise InvalidParams(violations=[FieldViolation(

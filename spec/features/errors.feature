@@ -7,7 +7,7 @@ Feature: One error table for both bindings
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
 
-  Scenario Outline: <error> has its code on JSON-RPC and its status on HTTP+JSON
+  Scenario Outline: Each error has its code on JSON-RPC and its status on HTTP+JSON
     When the caller causes <error> by <situation>
     Then the call fails with <error>
     And on JSON-RPC the code is <code>, on HTTP+JSON the status is <http> <status>

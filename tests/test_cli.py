@@ -1,0 +1,127 @@
+"""The README's promise: `reference-server` serves the demo workspace, prints a key, and its curl lines work."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Served:
+    def __init__(self, process: subprocess.Popen[str], port: int, banner: str) -> None:
+        self.process, self.port, self.banner = process, port, banner
+
+    @property
+    def key(self) -> str:
+        match = re.search(r"demo key:\s+(\S+)", self.banner)
+        assert match, self.banner
+        return match.group(1)
+
+
+def serve(tmp_path: Path, *args: str) -> Served:
+    """Start the CLI as its own process; its output goes to a file (a full pipe would block it)."""
+    port = free_port()
+    env = {**os.environ, "XDG_STATE_HOME": str(tmp_path / "state"), "PYTHONUNBUFFERED": "1"}
+    log = tmp_path / f"server-{port}.log"
+    with log.open("w") as out:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "reference_server", "--host", "127.0.0.1", "--port", str(port), *args],
+            stdout=out, stderr=subprocess.STDOUT, text=True, env=env, cwd=tmp_path,
+        )
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline and process.poll() is None:
+        text = log.read_text()
+        if "Application startup complete" in text:
+            return Served(process, port, text)
+        time.sleep(0.05)  # polling the log for start-up, with a deadline
+    process.kill()
+    process.wait(5)
+    raise AssertionError("the server did not start:\n" + log.read_text())
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Iterator[Served]:
+    served = serve(tmp_path)
+    try:
+        yield served
+    finally:
+        served.process.send_signal(signal.SIGTERM)
+        try:
+            served.process.wait(10)
+        except subprocess.TimeoutExpired:
+            served.process.kill()
+            served.process.wait(5)
+
+
+def test_the_banner_prints_the_demo_caller_key_and_a_curl_line(demo: Served) -> None:
+    assert "demo caller: demo" in demo.banner
+    assert re.fullmatch(r"[0-9a-f]{64}", demo.key)
+    assert f"curl -s -H 'X-API-Key: {demo.key}'" in demo.banner
+
+
+def test_the_demo_key_fetches_the_extended_card_on_both_bindings(demo: Served) -> None:
+    headers = {"X-API-Key": demo.key, "A2A-Version": "1.0"}
+    base = f"http://127.0.0.1:{demo.port}"
+    rest = httpx.get(f"{base}/a2a/v1/extendedAgentCard", headers=headers)
+    jsonrpc = httpx.post(f"{base}/a2a", headers=headers,
+                         json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"})
+    assert rest.status_code == 200 and rest.json()["name"] == "Reference demo assistant"
+    assert jsonrpc.json()["result"]["name"] == "Reference demo assistant"
+
+
+@pytest.mark.skipif(shutil.which("curl") is None, reason="curl is not installed")
+def test_the_readme_curl_examples_work(demo: Served) -> None:
+    readme = (ROOT / "README.md").read_text()
+    block = re.search(r"```sh\nKEY=<the demo key>\n(.*?)```", readme, re.S)
+    assert block, "the README's curl block moved"
+    commands = block.group(1).replace("\\\n", " ").strip().splitlines()
+    assert len(commands) == 4
+    outputs = []
+    for command in commands:
+        command = command.replace("127.0.0.1:8080", f"127.0.0.1:{demo.port}")
+        result = subprocess.run(["bash", "-c", command], capture_output=True, text=True, timeout=30,
+                                env={**os.environ, "KEY": demo.key})
+        assert result.returncode == 0, result.stderr
+        outputs.append(json.loads(result.stdout))
+    public, extended, sent, jsonrpc = outputs
+    assert public["supportedInterfaces"][0]["protocolVersion"] == "1.0"
+    assert extended["name"] == "Reference demo assistant"
+    assert sent["task"]["status"]["state"] == "TASK_STATE_COMPLETED"
+    assert sent["task"]["artifacts"][0]["parts"][0]["text"] == "hello"
+    assert jsonrpc["result"]["name"] == "Reference demo assistant"
+
+
+def test_the_demo_key_survives_a_restart(tmp_path: Path) -> None:
+    keys = []
+    for _ in range(2):
+        served = serve(tmp_path)
+        keys.append(served.key)
+        served.process.terminate()
+        served.process.wait(10)
+    assert keys[0] == keys[1]
+
+
+def test_a_bad_setting_stops_start_up_with_a_message(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "reference_server", "--port", "eighty"],
+                            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "--port has the value 'eighty'; expected a port number 0-65535" in result.stderr
