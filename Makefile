@@ -17,8 +17,9 @@ install: $(STAMP)  ## create .venv and install the server with its test dependen
 serve: $(STAMP)  ## serve the embedded demo workspace on 127.0.0.1:8080 (prints the demo key)
 	$(VENV)/bin/reference-server $(ARGS)
 
-test: $(STAMP)  ## lint, then every test: unit tests, the executable spec on both bindings, interop
+test: $(STAMP)  ## lint and type-check, then every test: unit tests, the executable spec on both bindings, interop
 	$(PY) -m ruff check reference_server tests scripts
+	$(PY) -m mypy --strict reference_server
 	$(PY) -m pytest -q
 
 conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
@@ -29,6 +30,7 @@ schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json from spec/proto/a2a.pr
 
 lint: $(STAMP)
 	$(PY) -m ruff check reference_server tests scripts
+	$(PY) -m mypy --strict reference_server
 
 clean:
 	rm -rf $(VENV) reports

@@ -15,7 +15,7 @@ from blacksheep import Application, Request, Response, Router
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.agent.provider import Provider
-from reference_server.agent.session import SessionFactory
+from reference_server.agent.session import AgentSession, SessionFactory
 from reference_server.bindings import jsonrpc, rest
 from reference_server.bindings.auth import authentication, caller_of
 from reference_server.bindings.http import dumps
@@ -51,10 +51,12 @@ def create_app(
     *,
     notifier: OwnerNotifier | None = None,
     provider_for: ProviderFor | None = None,
+    on_session_open: Callable[[AgentSession], None] | None = None,
 ) -> Application:
+    """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound)."""
     app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
-    pool = SessionPool(SessionFactory(provider_for or default_provider_for(settings)),
-                       idle_timeout=settings.session_idle_timeout)
+    factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
+    pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout)
     service = A2AService(settings, pool, notifier)
     app.middlewares.append(authentication(WorkspaceCallerDirectory(workspaces)))
 
@@ -68,7 +70,6 @@ def create_app(
     rest.mount(app.router, scope_for)
     app.router.add_get("/.well-known/agent-card.json", public_card_endpoint(settings))
     _schedule_eviction(app, pool)
-    app.services.add_instance(service)
     return app
 
 

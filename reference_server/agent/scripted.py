@@ -43,7 +43,8 @@ class ScriptedProvider:
         if chosen is None or turn >= len(chosen[0].turns):
             return  # no rule, or its turns are played: an empty message, so the run settles
         rule, groups = chosen
-        values = {"text": text, "result": result} | groups  # a group named text or result wins
+        # a group named text, result or system wins over the built-in value
+        values = {"text": text, "result": result, "system": request.system_prompt} | groups
         for step in rule.turns[turn]:
             async for event in _play(step, values, shown):
                 yield event

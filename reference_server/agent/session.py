@@ -223,13 +223,19 @@ class SessionFactory:
     """Opens a session per scope; an existing <workspace>/.volcanic/sessions/<scope>.jsonl resumes it."""
 
     def __init__(self, provider_for: Callable[[Path], Provider], *,
-                 base_tools: Callable[[Path], list[Tool]] = workspace_tools) -> None:
+                 base_tools: Callable[[Path], list[Tool]] = workspace_tools,
+                 on_open: Callable[[AgentSession], None] | None = None) -> None:
         self._provider_for = provider_for
         self._base_tools = base_tools
+        self._on_open = on_open
 
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):
             raise ValueError(f"scope {scope!r} cannot name a session file")
         session_file = workspace / ".volcanic" / "sessions" / f"{scope}.jsonl"
-        return AgentSession(scope, workspace, self._provider_for(workspace),
-                            tools=self._base_tools(workspace), session_file=session_file)
+        session = AgentSession(scope, workspace, self._provider_for(workspace),
+                               tools=self._base_tools(workspace), session_file=session_file)
+        if self._on_open is not None:
+            # design "Components": extensions attach to a new session, e.g. to read a2a.inbound on its bus
+            self._on_open(session)
+        return session

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, cast
 
 from blacksheep import Request, Response
 
@@ -44,7 +44,7 @@ async def _request_id(request: Request) -> Any:
 
 
 def caller_of(request: Request) -> Caller:
-    return request.scope[CALLER_KEY]  # type: ignore[no-any-return]
+    return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
 def needs_caller(path: str) -> bool:
@@ -70,7 +70,7 @@ def authentication(directory: CallerDirectory) -> Callable[[Request, Handler], A
             return await _refuse(
                 request, "This API key matches more than one caller; ask the agent's owner for a new key"
             )
-        request.scope[CALLER_KEY] = callers[0]
+        cast(dict[str, Any], request.scope)[CALLER_KEY] = callers[0]
         return await handler(request)
 
     return middleware

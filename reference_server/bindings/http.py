@@ -34,7 +34,8 @@ async def read_body(request: Request, limit: int) -> bytes:
         raise _too_large(int(declared), limit)
     chunks: list[bytes] = []
     size = 0
-    async for chunk in request.stream():
+    # blacksheep's stub types stream() as a coroutine; it is an async generator
+    async for chunk in request.stream():  # type: ignore[attr-defined]
         size += len(chunk)
         if size > limit:
             raise _too_large(size, limit)

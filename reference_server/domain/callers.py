@@ -110,19 +110,27 @@ def _valid_entries(path: Path, raw: list[Any]) -> list[CallerEntry]:
 
 
 def _entry(path: Path, index: int, item: Any) -> CallerEntry | None:
-    def skip(reason: str) -> None:
-        log.warning("callers file %s: entry %d %s; skipped", path, index, reason)
+    problem = _entry_problem(item)
+    if problem is not None:
+        log.warning("callers file %s: entry %d %s; skipped", path, index, problem)
+        return None
+    note = item.get("note")
+    return CallerEntry(name=item["name"], key=item["key"], mode=item.get("mode", "isolated"),
+                       note=note if isinstance(note, str) else None)
 
+
+def _entry_problem(item: Any) -> str | None:
+    """Why an entry is skipped (design: name pattern, a key, a known mode), or None; never shows the key."""
     if not isinstance(item, dict):
-        return skip("is not an object")
-    name, key, mode, note = item.get("name"), item.get("key"), item.get("mode", "isolated"), item.get("note")
+        return "is not an object"
+    name, key, mode = item.get("name"), item.get("key"), item.get("mode", "isolated")
     if not isinstance(name, str) or not NAME_PATTERN.match(name):
-        return skip("has no valid name (expected [a-z0-9-]{1,40})")
+        return "has no valid name (expected [a-z0-9-]{1,40})"
     if not isinstance(key, str) or not key:
-        return skip(f"({name}) has no key (expected a non-empty string)")
+        return f"({name}) has no key (expected a non-empty string)"
     if mode not in KNOWN_MODES:
-        return skip(f"({name}) has the unknown mode {mode!r} (known: {', '.join(KNOWN_MODES)})")
-    return CallerEntry(name=name, key=key, mode=mode, note=note if isinstance(note, str) else None)
+        return f"({name}) has the unknown mode {mode!r} (known: {', '.join(KNOWN_MODES)})"
+    return None
 
 
 class WorkspaceCallerDirectory:

@@ -181,5 +181,5 @@ def wire_error(error: A2AError) -> WireError:
     """The table row for an error (exact class first, then its bases)."""
     for cls in type(error).__mro__:
         if cls in ERROR_TABLE:
-            return ERROR_TABLE[cls]  # type: ignore[index]
+            return ERROR_TABLE[cls]
     return ERROR_TABLE[InternalError]

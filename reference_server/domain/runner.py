@@ -118,7 +118,8 @@ class TaskRun:
 
     async def _drive(self, prompt: str, message_id: str, tools: Sequence[Tool]) -> None:
         assert self._session is not None
-        state, text = TaskState.FAILED, UNEXPECTED
+        state: TaskState = TaskState.FAILED
+        text: str | None = UNEXPECTED
         try:
             if self._cancel_requested:
                 state, text = TaskState.CANCELED, "Canceled by the caller"
