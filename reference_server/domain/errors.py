@@ -148,13 +148,16 @@ class WireError:
 
 
 # The error table: A2A v1.0.1 §5.4 for A2A errors, JSON-RPC 2.0 + §3.3.2 for the generic ones.
-# -32000 (server error range) carries the errors A2A gives no code to: auth and body size.
+# Reasons follow §10.6/§11.6 (the error type in UPPER_SNAKE_CASE without "Error"), so a REST client can
+# tell errors that share HTTP 400 apart; InternalError uses INTERNAL_ERROR as the official SDKs do.
+# -32000 (server error range) carries the errors A2A gives no code to: auth and body size; they have
+# no A2A reason, so no ErrorInfo.
 ERROR_TABLE: dict[type[A2AError], WireError] = {
-    ParseError: WireError(-32700, 400, "INVALID_ARGUMENT", None),
-    InvalidRequest: WireError(-32600, 400, "INVALID_ARGUMENT", None),
-    MethodNotFound: WireError(-32601, 404, "NOT_FOUND", None),
-    InvalidParams: WireError(-32602, 400, "INVALID_ARGUMENT", None),
-    InternalError: WireError(-32603, 500, "INTERNAL", None),
+    ParseError: WireError(-32700, 400, "INVALID_ARGUMENT", "JSON_PARSE"),
+    InvalidRequest: WireError(-32600, 400, "INVALID_ARGUMENT", "INVALID_REQUEST"),
+    MethodNotFound: WireError(-32601, 404, "NOT_FOUND", "METHOD_NOT_FOUND"),
+    InvalidParams: WireError(-32602, 400, "INVALID_ARGUMENT", "INVALID_PARAMS"),
+    InternalError: WireError(-32603, 500, "INTERNAL", "INTERNAL_ERROR"),
     TaskNotFound: WireError(-32001, 404, "NOT_FOUND", "TASK_NOT_FOUND"),
     TaskNotCancelable: WireError(-32002, 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
     PushNotificationNotSupported: WireError(

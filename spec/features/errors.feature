@@ -18,7 +18,8 @@ Feature: One error table for both bindings
       | TaskNotFound                 | getting an unknown task         | -32001 | 404  | NOT_FOUND           | TASK_NOT_FOUND                  |
       | PushNotificationNotSupported | creating a push config          | -32003 | 400  | FAILED_PRECONDITION | PUSH_NOTIFICATION_NOT_SUPPORTED |
       | VersionNotSupported          | sending A2A-Version 9.9         | -32009 | 400  | FAILED_PRECONDITION | VERSION_NOT_SUPPORTED           |
-      | InvalidParams                | sending a message with no parts | -32602 | 400  | INVALID_ARGUMENT    | none                            |
+      | InvalidParams                | sending a message with no parts | -32602 | 400  | INVALID_ARGUMENT    | INVALID_PARAMS                  |
+      | MethodNotFound               | calling an unknown method       | -32601 | 404  | NOT_FOUND           | METHOD_NOT_FOUND                |
 
   Scenario: An error message says which task was not found
     When the caller gets the task "00000000-0000-4000-8000-000000000000"

@@ -24,8 +24,9 @@ ERROR_CODES = {
     -32006: "InvalidAgentResponse", -32007: "ExtendedAgentCardNotConfigured", -32008: "ExtensionSupportRequired",
     -32009: "VersionNotSupported", -32000: "Unauthenticated",
 }
-REST_STATUS_NAMES = {"UNAUTHENTICATED": "Unauthenticated", "INVALID_ARGUMENT": "InvalidParams",
-                     "NOT_FOUND": "MethodNotFound", "INTERNAL": "InternalError"}
+# HTTP+JSON errors are told apart by their ErrorInfo reason; those without one by their status
+REASON_NAMES = {"JSON_PARSE": "ParseError", "INTERNAL_ERROR": "InternalError"}
+REST_STATUS_NAMES = {"UNAUTHENTICATED": "Unauthenticated", "INVALID_ARGUMENT": "InvalidRequest"}
 
 # 1.0 operation → (REST verb, path template, params placement, result schema)
 REST_ROUTES = {
@@ -290,10 +291,10 @@ def _rest_error(payload: dict[str, Any], status: int) -> ErrorView:
     error = payload["error"]
     details = error.get("details") or []
     reason = _reason(details)
-    name = "".join(w.capitalize() for w in reason.split("_")) if reason else REST_STATUS_NAMES.get(
-        error["status"], error["status"])
-    if name == "InvalidParams" and status == 400 and not _violations(details) and "JSON" in error["message"]:
-        name = "ParseError"
+    if reason:
+        name = REASON_NAMES.get(reason) or "".join(w.capitalize() for w in reason.split("_"))
+    else:
+        name = REST_STATUS_NAMES.get(error["status"], error["status"])
     return ErrorView(name=name, message=error["message"], http_status=status, reason=reason,
                      violations=_violations(details), raw=payload)
 
