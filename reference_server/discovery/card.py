@@ -33,7 +33,10 @@ SECURITY_SCHEMES: dict[str, Any] = {
     },
 }
 # Either scheme is enough: two alternatives, each with no scopes.
-SECURITY_REQUIREMENTS: list[dict[str, Any]] = [{"schemes": {"apiKey": {"list": []}}}, {"schemes": {"bearer": {"list": []}}}]
+SECURITY_REQUIREMENTS: list[dict[str, Any]] = [
+    {"schemes": {"apiKey": {"list": []}}},
+    {"schemes": {"bearer": {"list": []}}},
+]
 
 # the AgentSkill fields a card.json skill may set; anything else in the file is ignored
 SKILL_FIELDS = ("id", "name", "description", "tags", "examples", "inputModes", "outputModes")

@@ -22,7 +22,7 @@ from typing import Any
 
 import httpx
 import pytest
-from a2a.client import A2ACardResolver, A2AClientError, Client, ClientConfig, ClientFactory
+from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
