@@ -124,7 +124,7 @@ def _entry_problem(item: Any) -> str | None:
     if not isinstance(item, dict):
         return "is not an object"
     name, key, mode = item.get("name"), item.get("key"), item.get("mode", "isolated")
-    if not isinstance(name, str) or not NAME_PATTERN.match(name):
+    if not isinstance(name, str) or not NAME_PATTERN.fullmatch(name):
         return "has no valid name (expected [a-z0-9-]{1,40})"
     if not isinstance(key, str) or not key:
         return f"({name}) has no key (expected a non-empty string)"

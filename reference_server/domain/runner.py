@@ -84,6 +84,7 @@ class TaskRun:
         self._session: AgentSession | None = None
         self._cancel_requested = False
         self._chunks = 0
+        self._partial = ""  # the text streamed so far of the assistant message in progress
         self._started = time.monotonic()
         self._job: asyncio.Task[None] | None = None
 
@@ -94,7 +95,12 @@ class TaskRun:
     def subscribe(self) -> tuple[Task, AsyncIterator[StreamEvent]]:
         """A snapshot of the task now and every event after it, with no gap (no await in between)."""
         queue = self.broadcast.attach()
-        snapshot = replace(self.task, artifacts=list(self.task.artifacts), history=list(self.task.history))
+        artifacts = list(self.task.artifacts)
+        if self._partial:
+            # a late subscriber sees the message in progress, so the appends that follow make sense
+            partial = Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(self._partial)], name="response")
+            artifacts = _with_artifact(artifacts, partial)
+        snapshot = replace(self.task, artifacts=artifacts, history=list(self.task.history))
         return snapshot, self.broadcast.follow(queue)
 
     def set_question(self, question: str) -> None:
@@ -163,6 +169,7 @@ class TaskRun:
         self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
                              append=self._chunks > 0)
         self._chunks += 1
+        self._partial += text
 
     def _message_end(self, text: str) -> None:
         if self._chunks:
@@ -172,6 +179,7 @@ class TaskRun:
             self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
                                  last_chunk=True)
         self._chunks = 0
+        self._partial = ""
         if text:
             # design: only the last assistant message's text is kept as the response artifact
             self._put_artifact(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"))
@@ -200,12 +208,7 @@ class TaskRun:
         return Artifact(artifact_id, parts, name=name)
 
     def _put_artifact(self, artifact: Artifact) -> None:
-        artifacts = self.task.artifacts
-        for index, existing in enumerate(artifacts):
-            if existing.artifact_id == artifact.artifact_id:
-                artifacts[index] = artifact
-                return
-        artifacts.append(artifact)
+        self.task.artifacts = _with_artifact(self.task.artifacts, artifact)
 
     def _artifact_event(self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False) -> None:
         self.broadcast.publish(TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
@@ -231,6 +234,12 @@ class TaskRun:
 
     def _save(self) -> None:
         self.store.save(self.stored)
+
+
+def _with_artifact(artifacts: list[Artifact], artifact: Artifact) -> list[Artifact]:
+    """The list with `artifact` replacing the one of the same id, or appended."""
+    replaced = [artifact if a.artifact_id == artifact.artifact_id else a for a in artifacts]
+    return replaced if any(a.artifact_id == artifact.artifact_id for a in artifacts) else [*artifacts, artifact]
 
 
 def _state_name(state: TaskState) -> str:

@@ -125,7 +125,7 @@ def _check_message(message: Message, max_file_bytes: int) -> None:
     violations: list[FieldViolation] = []
     if message.role is not Role.USER:
         violations.append(FieldViolation("message.role", "must be ROLE_USER for a message sent to the agent"))
-    if message.context_id is not None and not CONTEXT_ID.match(message.context_id):
+    if message.context_id is not None and not CONTEXT_ID.fullmatch(message.context_id):
         # design step 2: checked before anything is created
         violations.append(FieldViolation("message.contextId", "must match [A-Za-z0-9_-]{1,100}"))
     for index, part in enumerate(message.parts):

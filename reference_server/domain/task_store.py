@@ -20,7 +20,7 @@ _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{1
 
 
 def is_task_id(text: str) -> bool:
-    return bool(_UUID.match(text))
+    return bool(_UUID.fullmatch(text))  # fullmatch: `$` would also accept a trailing newline
 
 
 @dataclass
