@@ -59,6 +59,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         combos = list(BOTH_BINDINGS)
     if "v0_3" in tags:
         combos.append(("jsonrpc", "0.3"))
+    if "v0_3_only" in tags:
+        combos = [("jsonrpc", "0.3")]
     protocols = [Protocol(*combo) for combo in combos]
     metafunc.parametrize("protocol", protocols, ids=[p.id for p in protocols], indirect=True)
 

@@ -1,1 +1,442 @@
-"""Steps about lifecycle."""
+"""Steps about task files, restarts, hops, the prompt and the session: what the design fixes on disk.
+
+These steps read the scenario's workspace folder (`world.workspaces`), so they need the server's workspace:
+the suite documents that design-level scenarios cannot run against a server given by URL alone.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import logging
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+from support.live import LiveServer
+from support.schemas import assert_valid
+
+from steps.common import workspace_of, write_json
+from steps.tasks import STATES, remember, response_text, send, status_text, task_id, text_message, the_task
+
+TASK_FILE = "urn:reference-server:task-file"
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")  # design README: RFC 3339, ms, Z
+INBOX_STAMP = r"\d{8}-\d{6}"
+WAIT_SECONDS = 10.0
+SYSTEM_PROMPT_SCRIPT = {  # docs/scripted-agent.md: {system} is the system prompt of the run
+    "description": "answers 'system prompt' with the system prompt of the run, echoes anything else",
+    "rules": [
+        {"match": "(?i)^system prompt$", "turns": [[{"say": "{system}"}]]},
+        {"match": "", "turns": [[{"say": "{text}"}]]},
+    ],
+}
+
+
+def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
+    """Poll condition until it returns something truthy; fail naming `what` after timeout seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = condition()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
+        time.sleep(0.02)
+
+
+# --- the workspace's files ---
+
+
+def task_file(world: Any, label: str = "the task") -> Path:
+    return workspace_of(world).tasks_dir / f"{task_id(world, label)}.json"
+
+
+def read_task_file(world: Any, label: str = "the task") -> dict[str, Any]:
+    return json.loads(task_file(world, label).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
+
+
+def stored_task(world: Any, state: str) -> dict[str, Any]:
+    """A task file of the caller as the server writes it, in `state`, with one user message in its history."""
+    task, context = str(uuid.uuid4()), str(uuid.uuid4())
+    body = {
+        "id": task, "contextId": context,
+        "status": {"state": STATES[state], "timestamp": "2026-10-07T14:22:33.000Z"},
+        "history": [{"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": "sleep 30"}],
+                     "contextId": context, "taskId": task}],
+        "caller": world.caller, "pushConfigs": [],
+    }
+    assert_valid(body, TASK_FILE)  # the fixture is a file the server could have written
+    return body
+
+
+def session_records(world: Any, context_id: str) -> list[dict[str, Any]]:
+    """The JSONL of the context's session: design scope <ScopePrefix>-a2a-<caller>_<contextId>."""
+    workspace = workspace_of(world)
+    path = workspace.path / ".volcanic" / "sessions" / f"{workspace.scope_prefix}-a2a-{world.caller}_{context_id}.jsonl"
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def the_prompt(world: Any) -> str:
+    """The prompt the agent received for the latest message of the task (its user record in the JSONL)."""
+    stored = read_task_file(world)
+    message_id = [m for m in stored["history"] if m["role"] == "ROLE_USER"][-1]["messageId"]
+    records = session_records(world, stored["contextId"])
+    prompts = [r["content"] for r in records if r["role"] == "user" and r.get("messageId") == message_id]
+    assert len(prompts) == 1, f"expected one prompt for message {message_id}, found {len(prompts)}"
+    return prompts[0]  # type: ignore[no-any-return]
+
+
+def inbox_files(world: Any) -> list[Path]:
+    inbox = workspace_of(world).path / "inbox"
+    return sorted(inbox.iterdir()) if inbox.is_dir() else []
+
+
+# --- servers ---
+
+
+@pytest.fixture
+def extra_servers() -> Iterator[list[LiveServer]]:
+    """Servers a scenario starts for itself (a restart); stopped when the scenario ends."""
+    started: list[LiveServer] = []
+    yield started
+    for server in started:
+        server.stop()
+
+
+def fresh_server(world: Any, extra_servers: list[LiveServer]) -> None:
+    """Another server over the same workspaces: no live runs, no sessions, only the files (a restart).
+
+    The previous server keeps running until the scenario ends: stopping it first could let its runs
+    write their end. A scenario whose run outlives it starts on a server of its own, so that the run
+    is stopped with that server instead of writing into the deleted workspace later.
+    """
+    fresh = LiveServer(world.server.settings, with_notifier=world.server.notifier is not None).start()
+    extra_servers.append(fresh)
+    world.use_server(fresh)
+
+
+@given("the server has no owner notifier")
+def _(world: Any, server_factory: Any) -> None:
+    world.use_server(server_factory(with_notifier=False))
+
+
+@given(parsers.parse("the server caps file parts at {size:d} bytes"))
+def _(world: Any, server_factory: Any, size: int) -> None:
+    world.use_server(server_factory(max_file_bytes=size))
+
+
+@given(parsers.parse("the server allows {hops:d} hops"))
+def _(world: Any, server_factory: Any, hops: int) -> None:
+    world.use_server(server_factory(max_hops=hops))
+
+
+@given("a server started for this scenario")
+def _(world: Any, extra_servers: list[LiveServer]) -> None:
+    fresh_server(world, extra_servers)
+
+
+@when("the server restarts")
+def _(world: Any, extra_servers: list[LiveServer]) -> None:
+    fresh_server(world, extra_servers)
+
+
+# --- task files ---
+
+
+@given(parsers.parse("a task file of the caller in state {state}, as if the server had died mid-run"))
+def _(world: Any, state: str) -> None:
+    body = stored_task(world, state)
+    write_json(workspace_of(world).tasks_dir / f"{body['id']}.json", body)
+    remember(world, body)
+
+
+@given("the caller's task file is not valid JSON")
+def _(world: Any) -> None:
+    body = stored_task(world, "completed")
+    path = workspace_of(world).tasks_dir / f"{body['id']}.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(body)[:-20], encoding="utf-8")  # cut off mid-object
+    remember(world, body)
+
+
+@given(parsers.parse('"{path}" in the tasks folder holds a task of the caller with the id "{task}"'))
+def _(world: Any, path: str, task: str) -> None:
+    body = stored_task(world, "completed")
+    body["id"] = task  # otherwise a well-formed task of this caller: only its id keeps it out of reach
+    tasks_dir = workspace_of(world).tasks_dir
+    tasks_dir.mkdir(parents=True, exist_ok=True)  # so that tasks/../x.json resolves
+    write_json(tasks_dir / path, body)
+    world.tasks[task] = task
+
+
+@when("the caller lists its tasks")
+def _(world: Any) -> None:
+    world.stream = None
+    world.reply = world.client().call("ListTasks", {})
+
+
+@then(parsers.parse('the listed task is {state} with the status message "{text}"'))
+def _(world: Any, state: str, text: str) -> None:
+    assert world.reply.error is None, world.reply.error
+    listed = [t for t in world.reply.body.get("tasks", []) if t["id"] == task_id(world)]
+    assert len(listed) == 1, f"the task is listed {len(listed)} times"
+    assert listed[0]["status"]["state"] == STATES[state], listed[0]["status"]
+    assert status_text(listed[0]) == text
+
+
+@then(parsers.parse('the task file says {state} with the status message "{text}"'))
+def _(world: Any, state: str, text: str) -> None:
+    stored = read_task_file(world)
+    assert stored["status"]["state"] == STATES[state], stored["status"]
+    assert status_text(stored) == text
+    assert TIMESTAMP.match(stored["status"]["timestamp"]), stored["status"]
+    assert stored["status"]["timestamp"] > "2026-10-07T14:22:33.000Z", "the file was rewritten with a new time"
+
+
+@then("the task file is the task plus the caller and its push configs")
+def _(world: Any) -> None:
+    stored = read_task_file(world)
+    assert_valid(stored, TASK_FILE)
+    assert stored["caller"] == world.caller
+    assert stored["pushConfigs"] == []
+    got = world.client(version="1.0").call("GetTask", {"id": task_id(world)})
+    assert got.error is None, got.error
+    # the task as GetTask returns it (1.0) is the file without the envelope fields
+    assert {k: v for k, v in stored.items() if k not in ("caller", "pushConfigs")} == got.body
+
+
+@then("the task file matches the snapshot")
+def _(world: Any, snapshot_json: Any) -> None:
+    stored = read_task_file(world)
+    assert stored["id"] == task_id(world) and stored["contextId"] == world.context_id
+    masked = json.loads(json.dumps(stored))
+    masked["id"], masked["contextId"] = "<task id>", "<context id>"
+    masked["status"]["timestamp"] = _masked_timestamp(masked["status"]["timestamp"])
+    for message in masked.get("history", []):
+        assert message["taskId"] == stored["id"] and message["contextId"] == stored["contextId"], message
+        message["taskId"], message["contextId"] = "<task id>", "<context id>"
+        assert UUID.match(message["messageId"]), message["messageId"]
+        message["messageId"] = "<message id>"
+    assert masked == snapshot_json
+
+
+def _masked_timestamp(value: str) -> str:
+    assert TIMESTAMP.match(value), f"{value!r} is not RFC 3339 UTC with milliseconds"
+    return "<timestamp>"
+
+
+# --- the server's log ---
+
+
+@given("the owner watches the server's log")
+def _(caplog: pytest.LogCaptureFixture) -> None:
+    # the test server runs in a thread of this process, so its records reach caplog
+    caplog.set_level(logging.DEBUG, logger="reference_server")
+
+
+@then("no log line mentions the task or its file")
+def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+    # design: a malformed task file reads as missing, without a log line
+    the_id = task_id(world)
+    mentions = [r.getMessage() for r in caplog.records
+                if the_id in r.getMessage() or "task file" in r.getMessage() or "tasks/" in r.getMessage()]
+    assert not mentions, mentions
+
+
+@then(parsers.parse("the server logs the task's end once with the state {state}"))
+def _(world: Any, caplog: pytest.LogCaptureFixture, state: str) -> None:
+    # design: a2a task <id> owner=<owner> caller=<name> state=<state> in <duration>
+    line = re.compile(rf"^a2a task {task_id(world)} owner=(\S+) caller=(\S+) state=(\S+) in (\S+)$")
+
+    def ends() -> list[re.Match[str]]:
+        return [m for r in caplog.records if (m := line.match(r.getMessage()))]
+
+    found = wait_for(ends, "the task-end log line")
+    assert len(found) == 1, [m.group(0) for m in found]
+    owner, caller, logged_state, duration = found[0].groups()
+    assert (owner, caller, logged_state) == (next(iter(world.workspaces)), world.caller, state)
+    assert re.fullmatch(r"\d+(\.\d+)?m?s", duration), duration
+
+
+# --- hops and the event bus ---
+
+
+HOPS = "volcanic.hops"  # design: the metadata key of the recursion guard
+
+
+@when(parsers.parse('the caller sends "{text}" with {hops:d} hops'))
+def _(world: Any, text: str, hops: int) -> None:
+    send(world, {**text_message(text), "metadata": {HOPS: hops}})
+
+
+@when(parsers.parse('the caller sends "{text}" with the hop count {value}'))
+def _(world: Any, text: str, value: str) -> None:
+    send(world, {**text_message(text), "metadata": {HOPS: json.loads(value)}})
+
+
+@when(parsers.parse('the caller sends "{text}" with {hops:d} hops in the request metadata'))
+def _(world: Any, text: str, hops: int) -> None:
+    world.stream = None
+    world.reply = world.client().call("SendMessage", {"message": text_message(text), "metadata": {HOPS: hops}})
+    if world.reply.error is None:
+        remember(world, world.reply.body["task"])
+
+
+def _inbound(world: Any) -> list[dict[str, Any]]:
+    scope = f"{workspace_of(world).scope_prefix}-a2a-{world.caller}_{world.context_id}"
+    return [event for event in world.server.inbound if event["scope"] == scope]
+
+
+@then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
+def _(world: Any, hops: int, caller: str) -> None:
+    events = wait_for(lambda: _inbound(world), "a2a.inbound")
+    assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], events
+    # design step 4: emitted before the prompt, so the session had not recorded it yet
+    assert events[0]["prompts_before"] == 0, events[0]
+    assert len([r for r in session_records(world, world.context_id) if r["role"] == "user"]) == 1
+
+
+@then("the agent never saw the message")
+def _(world: Any) -> None:
+    assert _inbound(world) == [], "a2a.inbound was emitted for a refused message"
+    assert session_records(world, world.context_id) == [], "the session got a prompt"
+
+
+# --- the prompt ---
+
+
+def file_part(world: Any, name: str, content: bytes) -> dict[str, Any]:
+    """A file part with inline bytes (A2A Part.raw); the bytes are remembered to check the inbox."""
+    world.notes["file_bytes"] = content
+    return {"raw": base64.b64encode(content).decode(), "filename": name, "mediaType": "application/octet-stream"}
+
+
+@when(parsers.parse('the caller sends a message with the text "{text}", the file "{name}" and the data {data}'))
+def _(world: Any, text: str, name: str, data: str) -> None:
+    message = text_message(text)
+    message["parts"] += [file_part(world, name, f"the bytes of {name}".encode()), {"data": json.loads(data)}]
+    send(world, message)
+
+
+@when(parsers.parse('the caller sends the file "{name}" with the text "{text}"'))
+def _(world: Any, name: str, text: str) -> None:
+    message = text_message(text)
+    message["parts"].append(file_part(world, name, f"the bytes of {name}".encode()))
+    send(world, message)
+
+
+@when(parsers.parse("the caller sends a file of {size:d} bytes"))
+def _(world: Any, size: int) -> None:
+    send(world, {**text_message(""), "parts": [file_part(world, "big.bin", b"x" * size)]})
+
+
+@then("the prompt the agent received starts with:")
+def _(world: Any, docstring: str) -> None:
+    header = " ".join(docstring.split())  # the docstring wraps the header; the prompt has it on one line
+    prompt = the_prompt(world)
+    assert prompt.startswith(header + "\n\n"), f"the prompt starts {prompt[:len(header) + 2]!r}"
+
+
+@then(parsers.parse('the prompt the agent received does not mention "{word}"'))
+def _(world: Any, word: str) -> None:
+    assert word not in the_prompt(world)
+
+
+@then("the prompt the agent received matches the snapshot")
+def _(world: Any, snapshot_json: Any) -> None:
+    prompt = the_prompt(world)
+    saved = inbox_files(world)
+    assert len(saved) == 1, saved
+    assert f"Files: inbox/{saved[0].name}" in prompt.splitlines()
+    masked = re.sub(rf"a2a-{world.caller}-{INBOX_STAMP}-", f"a2a-{world.caller}-<yyyymmdd-hhmmss>-", prompt)
+    assert masked.splitlines() == snapshot_json
+
+
+@then(parsers.parse('the inbox holds the file as "{pattern}" with the bytes sent'))
+def _(world: Any, pattern: str) -> None:
+    content = world.notes["file_bytes"]
+    saved = inbox_files(world)
+    assert len(saved) == 1, saved
+    expected = re.escape(pattern).replace(re.escape("<yyyymmdd-hhmmss>"), f"({INBOX_STAMP})")
+    match = re.fullmatch(expected, saved[0].name)
+    assert match, f"{saved[0].name} does not match {pattern}"
+    stamp = datetime.strptime(match.group(1), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
+    assert abs(datetime.now(UTC) - stamp) < timedelta(minutes=2), f"{stamp} is not the time it arrived (UTC)"
+    assert saved[0].read_bytes() == content
+    world.notes["saved"] = f"inbox/{saved[0].name}"
+
+
+@then("the prompt lists the saved file")
+def _(world: Any) -> None:
+    assert f"Files: {world.notes['saved']}" in the_prompt(world).splitlines()
+
+
+@then(parsers.parse("the workspace has no {name}"))
+def _(world: Any, name: str) -> None:
+    assert not (workspace_of(world).path / name).exists()
+
+
+@then("nothing was saved to the inbox and no task was created")
+def _(world: Any) -> None:
+    workspace = workspace_of(world)
+    assert inbox_files(world) == []
+    tasks = list(workspace.tasks_dir.glob("*.json")) if workspace.tasks_dir.is_dir() else []
+    assert tasks == [], tasks
+
+
+# --- the system prompt (observed through a workspace script: the {system} placeholder) ---
+
+
+@given("the workspace has the files:")
+def _(world: Any, datatable: list[list[str]]) -> None:
+    for name, text in datatable[1:]:
+        (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
+
+
+@given("the workspace's script answers \"system prompt\" with the system prompt")
+def _(world: Any) -> None:
+    write_json(workspace_of(world).a2a_dir / "script.json", SYSTEM_PROMPT_SCRIPT)
+
+
+@when(parsers.parse('the owner writes "{text}" to {name}'))
+def _(world: Any, text: str, name: str) -> None:
+    (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
+
+
+@then(parsers.parse('the system prompt the agent used contains "{text}"'))
+def _(world: Any, text: str) -> None:
+    system = response_text(the_task(world))  # the script answered with {system}
+    assert system.startswith("You are the assistant of this workspace."), system
+    assert text in system, system
+
+
+@then(parsers.parse('the system prompt the agent used does not contain "{text}"'))
+def _(world: Any, text: str) -> None:
+    system = response_text(the_task(world))
+    assert system.startswith("You are the assistant of this workspace."), system
+    assert text not in system, system
+
+
+# --- the owner notifier ---
+
+
+@given("the server has an owner notifier")
+def _(world: Any) -> None:
+    assert world.server.notifier is not None
+    world.notes["notified_before"] = len(world.server.notifier.sent)  # the server is shared by scenarios
+
+
+@then(parsers.parse('the owner notifier got "{text}" from the caller'))
+def _(world: Any, text: str) -> None:
+    sent = world.server.notifier.sent[world.notes["notified_before"]:]
+    owner = next(iter(world.workspaces))
+    assert [(n.owner_id, n.caller, n.text) for n in sent] == [(owner, world.caller, text)], sent

@@ -9,6 +9,8 @@ from pytest_bdd import given, parsers, then, when
 from support.client import Reply
 from support.schemas import assert_valid
 
+from steps.tasks import send, text_message
+
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
 
 
@@ -141,8 +143,18 @@ def _(world: Any, status: int, outcome: str) -> None:
 
 # --- the error table ---
 
-SITUATIONS = {
+def _completed_task(world: Any) -> str:
+    reply = send(world, text_message("hello"))
+    assert reply.error is None and reply.body["task"]["status"]["state"] == "TASK_STATE_COMPLETED", reply
+    return str(reply.body["task"]["id"])
+
+
+# situation → (operation, params), or a function of the world giving them when the situation needs a task
+SITUATIONS: dict[str, Any] = {
     "getting an unknown task": ("GetTask", {"id": UNKNOWN_TASK}),
+    "canceling a completed task": lambda world: ("CancelTask", {"id": _completed_task(world)}),
+    # an error found before a stream starts is a plain answer (DIGEST §10), so it is read like a unary one
+    "subscribing to a completed task": lambda world: ("SubscribeToTask", {"id": _completed_task(world)}),
     "creating a push config": ("CreateTaskPushNotificationConfig",
                                {"taskId": UNKNOWN_TASK, "url": "https://example.com/hook"}),
     "sending A2A-Version 9.9": ("GetExtendedAgentCard", {}),
@@ -153,10 +165,21 @@ SITUATIONS = {
 
 @when(parsers.parse("the caller causes {error} by {situation}"))
 def _(world: Any, error: str, situation: str) -> None:
-    operation, params = SITUATIONS[situation]
+    if situation == "calling an unknown method":
+        world.reply = _unknown_method(world)
+        return
+    entry = SITUATIONS[situation]
+    operation, params = entry(world) if callable(entry) else entry
     if situation == "sending A2A-Version 9.9":
         world.version = "9.9"
     world.reply = world.client().call(operation, params)
+
+
+def _unknown_method(world: Any) -> Reply:
+    client = world.client()
+    if client.binding == "rest":
+        return client.rest_reply(world.http.get("/a2a/v1/teleport", headers=client.headers()), None)
+    return _raw_jsonrpc(world, "Teleport", {}, 1)
 
 
 @then(parsers.parse("on JSON-RPC the code is {code:d}, on HTTP+JSON the status is {http:d} {status}"))

@@ -10,6 +10,7 @@ from typing import Any
 import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
+from reference_server.agent.session import AgentSession
 from reference_server.app import create_app
 from reference_server.domain.callers import Workspace
 from reference_server.settings import Settings
@@ -43,12 +44,23 @@ class LiveServer:
         self.workspaces = WorkspaceRegistry()
         self.notifier = LoggingNotifier() if with_notifier else None
         self.settings = settings
-        self.app = create_app(settings, self.workspaces, notifier=self.notifier)
+        self.inbound: list[dict[str, Any]] = []  # every a2a.inbound payload, with the session's scope
+        self.app = create_app(settings, self.workspaces, notifier=self.notifier,
+                              on_session_open=self._watch_bus)
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning",
                                 timeout_graceful_shutdown=2, lifespan="on")
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = ""
+
+    def _watch_bus(self, session: AgentSession) -> None:
+        """Record a2a.inbound { hops, caller } of every session, with how many prompts it had already seen."""
+
+        def record(payload: dict[str, Any]) -> None:
+            prompts = sum(1 for r in session.history() if r["role"] == "user")
+            self.inbound.append({"scope": session.scope, "prompts_before": prompts, **payload})
+
+        session.bus.subscribe("a2a.inbound", record)
 
     def start(self, timeout: float = 15.0) -> LiveServer:
         self.thread.start()

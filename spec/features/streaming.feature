@@ -1,0 +1,105 @@
+@streaming
+Feature: A task streams its run: the task, then its updates, until it ends
+  A2A §3.1.2, §3.1.6, §3.5.2: a stream starts with the Task, then its updates in order, and closes when the
+  task ends; every subscriber gets the same events. Design, "Run and map": text deltas append to the
+  response artifact, a tool start is a working status "using <tool>", a sent file is a new artifact, and
+  the stream also closes when the task needs input.
+
+  Background:
+    Given a workspace of "owner-1" with the caller "travel-bot"
+
+  # --- SendStreamingMessage ---
+
+  @v0_3
+  Scenario: A streamed task goes submitted, working, artifacts, completed
+    When the caller streams "Book a table for two"
+    Then the stream starts with the task submitted
+    And the stream ends with the task completed
+    And the stream's events match the snapshot
+
+  @Stream_TextDeltas_AreArtifactAppends @v0_3
+  Scenario: Text deltas are appends to the response artifact
+    When the caller streams "Book a table for two at eight"
+    Then the response artifact streams 1 message
+    And each streamed message starts afresh, appends the rest and ends with a last chunk
+    And the streamed message says "Book a table for two at eight" in 2 or more chunks
+
+  @Stream_TextDeltas_AreArtifactAppends @v0_3
+  Scenario: Each assistant message starts the response artifact afresh
+    When the caller streams "think"
+    Then the response artifact streams 3 messages
+    And each streamed message starts afresh, appends the rest and ends with a last chunk
+    And the stream ends with the task completed
+
+  @Stream_ToolStart_IsWorkingStatus @v0_3
+  Scenario Outline: A tool call is a working status naming only the tool
+    When the caller streams "<command>"
+    Then the working status updates say <statuses>
+    And the stream ends with the task completed
+
+    Examples:
+      | command                | statuses                               |
+      | think                  | "using list_files", "using list_files" |
+      | notify: the plan is ok | "using notify_owner"                   |
+      | file notes.txt         | "using write_file", "using send"       |
+
+  @Stream_SendTool_ProducesArtifact @v0_3
+  Scenario: A file the agent sends becomes a new artifact
+    When the caller streams "file notes.txt"
+    Then the stream carries a new artifact with the file "notes.txt" of type "text/plain"
+    And the artifact's bytes are those of the workspace file "notes.txt"
+    And the stream ends with the task completed
+    When the caller gets the task
+    Then the task keeps the streamed file artifact
+
+  @RequestInput_SetsInputRequired_ContinuationResumesTask @v0_3
+  Scenario: The stream closes when the task needs input
+    When the caller streams "ask: what is your name?"
+    Then the stream ends with the task input-required
+    And the last status update says "what is your name?"
+    When the caller streams the answer "Ada"
+    Then the stream continues the same task
+    And the stream starts with the task input-required
+    And the stream ends with the task completed
+
+  @Send_ProviderError_TaskFailed @v0_3
+  Scenario: A streamed run that fails ends the stream failed
+    When the caller streams "fail: out of coffee"
+    Then the stream ends with the task failed
+    And the last status update says "out of coffee"
+
+  @v0_3
+  Scenario: Only the last status update of a stream is final
+    When the caller streams "think"
+    Then only the last status update is marked final
+
+  # --- SubscribeToTask ---
+
+  @Subscribe_LiveTask_GetsEvents @v0_3
+  Scenario: A subscriber gets the live task first, then its remaining events
+    When the caller sends "sleep 2" without waiting
+    And the caller subscribes to the task
+    Then the stream starts with the task working
+    And the streamed response ends with " Done sleeping."
+    And the subscriber rebuilds the whole answer "Sleeping for 2 seconds. Done sleeping."
+    And the stream ends with the task completed
+
+  @v0_3
+  Scenario: Two subscribers of one task get the same events in the same order
+    When the caller sends "sleep 1" without waiting
+    And two subscribers follow the task at once
+    Then both streams start with the task working and end with the task completed
+    And both streams carry the same events in the same order
+
+  @Subscribe_TerminalTask_Unsupported @v0_3
+  Scenario: Subscribing to a finished task is refused
+    When the caller sends "hello"
+    And the caller subscribes to the task
+    Then the call fails with UnsupportedOperation
+    And the refusal comes as a plain answer, not a stream
+
+  @v0_3
+  Scenario: Subscribing to an unknown task is refused before any stream
+    When the caller subscribes to the task "00000000-0000-4000-8000-000000000000"
+    Then the call fails with TaskNotFound
+    And the refusal comes as a plain answer, not a stream

@@ -1,0 +1,137 @@
+"""domain/callers.py: callers.json read on every call, entry rules, the directory over workspaces."""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference_server.domain.callers import Caller, CallerEntry, Workspace, WorkspaceCallerDirectory, read_callers
+
+KEY = "k_3f9c0123456789abcdef"
+
+
+def write(workspace: Workspace, entries: Any) -> Path:
+    path = workspace.callers_file
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(entries if isinstance(entries, str) else json.dumps(entries), encoding="utf-8")
+    return path
+
+
+def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+
+
+def test_a_missing_file_means_no_callers_and_no_warning(workspace: Workspace,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    assert read_callers(workspace.callers_file) == []
+    assert warnings(caplog) == []
+
+
+def test_the_design_example_is_read(workspace: Workspace) -> None:
+    path = write(workspace, [{"name": "travel-bot", "key": KEY, "mode": "isolated", "note": "Alice's trip planner"}])
+    assert read_callers(path) == [CallerEntry("travel-bot", KEY, "isolated", "Alice's trip planner")]
+
+
+def test_mode_defaults_to_isolated_and_extra_fields_are_ignored(workspace: Workspace) -> None:
+    path = write(workspace, [{"name": "travel-bot", "key": KEY, "color": "blue", "note": 7}])
+    assert read_callers(path) == [CallerEntry("travel-bot", KEY, "isolated", None)]
+
+
+@pytest.mark.parametrize("text", ['[{"name": "travel-bot", "key": "' + KEY + '"', "{}", '"callers"', "null"],
+                         ids=["torn", "object", "string", "null"])
+def test_a_malformed_file_means_no_callers_and_one_warning_naming_the_file(
+        workspace: Workspace, caplog: pytest.LogCaptureFixture, text: str) -> None:
+    path = write(workspace, text)
+    assert read_callers(path) == []
+    found = warnings(caplog)
+    assert len(found) == 1 and str(path) in found[0], found
+    assert KEY not in found[0]
+
+
+@pytest.mark.parametrize(("entry", "reason"), [
+    ({"name": "Travel-Bot"}, "has no valid name"),
+    ({"name": "travel_bot"}, "has no valid name"),
+    ({"name": "a" * 41}, "has no valid name"),
+    ({"name": ""}, "has no valid name"),
+    ({"name": "travel-bot\n"}, "has no valid name"),
+    ({"name": 7}, "has no valid name"),
+    ({}, "has no valid name"),
+    ({"name": "travel-bot", "key": ""}, "has no key"),
+    ({"name": "travel-bot", "key": 42}, "has no key"),
+    ({"name": "travel-bot", "mode": "owner"}, "unknown mode 'owner'"),
+], ids=["upper", "underscore", "too-long", "empty", "newline", "number", "no-name", "empty-key", "number-key",
+        "owner-mode"])
+def test_an_invalid_entry_is_skipped_with_a_warning(workspace: Workspace, caplog: pytest.LogCaptureFixture,
+                                                    entry: dict[str, Any], reason: str) -> None:
+    path = write(workspace, [{"key": KEY, **entry}, {"name": "ok-bot", "key": "k_other"}])
+    assert [e.name for e in read_callers(path)] == ["ok-bot"]
+    found = warnings(caplog)
+    assert len(found) == 1 and reason in found[0] and str(path) in found[0], found
+
+
+def test_a_name_of_40_characters_is_valid(workspace: Workspace) -> None:
+    path = write(workspace, [{"name": "a" * 40, "key": KEY}])
+    assert [e.name for e in read_callers(path)] == ["a" * 40]
+
+
+def test_a_repeated_name_keeps_the_first_entry(workspace: Workspace, caplog: pytest.LogCaptureFixture) -> None:
+    path = write(workspace, [{"name": "travel-bot", "key": KEY}, {"name": "travel-bot", "key": "k_second"}])
+    assert read_callers(path) == [CallerEntry("travel-bot", KEY)]
+    assert any("repeats the name 'travel-bot'" in w for w in warnings(caplog))
+
+
+def test_no_warning_ever_shows_a_key(workspace: Workspace, caplog: pytest.LogCaptureFixture) -> None:
+    keys = [f"k_secret_{n}_0123456789" for n in range(6)]
+    path = write(workspace, [
+        {"name": "Bad Name", "key": keys[0]}, {"name": "owner-bot", "key": keys[1], "mode": "owner"},
+        {"name": "dup", "key": keys[2]}, {"name": "dup", "key": keys[3]}, "not an object",
+        {"name": "fine", "key": keys[4]}, {"name": "no-key", "key": ""},
+    ])
+    entries = read_callers(path)
+    text = "\n".join(warnings(caplog)) + "\n".join(repr(e) for e in entries)
+    assert len(warnings(caplog)) == 5
+    for key in keys:
+        assert key not in text
+
+
+def test_an_entry_repr_masks_the_key() -> None:
+    assert repr(CallerEntry("travel-bot", KEY)) == "CallerEntry(name='travel-bot', key='…cdef', mode='isolated')"
+
+
+def test_the_directory_returns_every_match_across_workspaces(tmp_path: Path) -> None:
+    one, two = (Workspace(tmp_path / name, owner_id=name) for name in ("owner-1", "owner-2"))
+    write(one, [{"name": "travel-bot", "key": KEY}, {"name": "other-bot", "key": "k_other"}])
+    write(two, [{"name": "twin-bot", "key": KEY}])
+    directory = WorkspaceCallerDirectory(lambda: [one, two])
+    # design deviation: Find returns every match, so an ambiguous key can be refused
+    assert directory.find(KEY) == [Caller("travel-bot", "isolated", one), Caller("twin-bot", "isolated", two)]
+    assert directory.find("k_other") == [Caller("other-bot", "isolated", one)]
+    assert directory.find("k_unknown") == []
+
+
+def test_the_same_key_twice_in_one_file_matches_twice(workspace: Workspace) -> None:
+    write(workspace, [{"name": "travel-bot", "key": KEY}, {"name": "travel-bot-2", "key": KEY}])
+    assert [c.name for c in WorkspaceCallerDirectory(lambda: [workspace]).find(KEY)] == ["travel-bot", "travel-bot-2"]
+
+
+def test_the_directory_reads_the_file_on_every_call(workspace: Workspace) -> None:
+    directory = WorkspaceCallerDirectory(lambda: [workspace])
+    assert directory.find(KEY) == []
+    write(workspace, [{"name": "late-bot", "key": KEY}])
+    assert [c.name for c in directory.find(KEY)] == ["late-bot"]
+    write(workspace, [])
+    assert directory.find(KEY) == []
+
+
+def test_the_directory_asks_for_the_workspaces_on_every_call(tmp_path: Path) -> None:
+    served: list[Workspace] = []
+    directory = WorkspaceCallerDirectory(lambda: list(served))
+    workspace = Workspace(tmp_path / "owner-1", owner_id="owner-1")
+    write(workspace, [{"name": "travel-bot", "key": KEY}])
+    assert directory.find(KEY) == []
+    served.append(workspace)
+    assert [c.owner_id for c in directory.find(KEY)] == ["owner-1"]
