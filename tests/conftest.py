@@ -73,6 +73,7 @@ def protocol(request: pytest.FixtureRequest) -> Protocol:
 # --- servers: one per distinct configuration, shared by the whole session ---
 
 _SERVERS: dict[tuple[Any, ...], LiveServer] = {}
+_ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped
 
 
 @pytest.fixture(scope="session")
@@ -87,6 +88,11 @@ def server_factory() -> Iterator[Any]:
     for server in _SERVERS.values():
         server.stop()
     _SERVERS.clear()
+    # a run a scenario left behind (e.g. `sleep 30` never canceled) may still write into its workspace
+    # until its server stops, so the folders go only now
+    for root in _ROOTS:
+        shutil.rmtree(root, ignore_errors=True)
+    _ROOTS.clear()
 
 
 @dataclass
@@ -129,12 +135,12 @@ class World:
 def world(server_factory: Any, protocol: Protocol) -> Iterator[World]:
     server = server_factory()
     root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
+    _ROOTS.append(root)
     world = World(server, protocol, httpx.Client(base_url=server.url, timeout=30), root)
     yield world
     world.http.close()
     for workspace in world.workspaces.values():
         world.server.workspaces.remove(workspace)
-    shutil.rmtree(root, ignore_errors=True)
 
 
 def new_key() -> str:

@@ -323,3 +323,15 @@ def encode_push_config(config: PushConfig) -> dict[str, Any]:
 def encode_push_config_list(configs: list[PushConfig]) -> list[dict[str, Any]]:
     """tasks/pushNotificationConfig/list result: a bare array."""
     return [encode_push_config(config) for config in configs]
+
+
+_FIELD_NAMES_V03 = ((".raw", ".file.bytes"), (".url", ".file.uri"), (".filename", ".file.name"),
+                    (".mediaType", ".file.mimeType"))
+
+
+def field_path(path: str) -> str:
+    """A field path the domain wrote in 1.0 terms (`message.parts[0].raw`), in 0.3 terms."""
+    for old, new in _FIELD_NAMES_V03:
+        if path.endswith(old) and "parts[" in path:
+            return path[: -len(old)] + new
+    return path

@@ -106,6 +106,13 @@ Feature: The prompt and the session the agent runs in
     And the error names the field "message.parts[0].raw" because it is 1025 bytes; the limit is 1024 bytes
     And nothing was saved to the inbox and no task was created
 
+  @files @v0_3_only
+  Scenario: An A2A 0.3 caller is told the 0.3 name of the oversized field
+    Given the server caps file parts at 1024 bytes
+    When the caller sends a file of 1025 bytes
+    Then the call fails with InvalidParams
+    And the error names the field "message.parts[0].file.bytes" because it is 1025 bytes; the limit is 1024 bytes
+
   @files
   Scenario: A file part of exactly MaxFileBytes is accepted
     Given the server caps file parts at 1024 bytes

@@ -27,6 +27,7 @@ Feature: Requests are validated field by field
       | {"messageId": 5, "role": "ROLE_USER", "parts": [{"text": "hi"}]}                        | message.messageId       | must be a string       |
       | {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}                    | message.role            | must be ROLE_USER      |
       | {"messageId": "m1", "role": "ROLE_USER", "contextId": "a b", "parts": [{"text": "hi"}]} | message.contextId       | [A-Za-z0-9_-]{1,100}   |
+      | {"messageId": "m1", "role": "ROLE_USER", "contextId": "a\\n", "parts": [{"text": "hi"}]} | message.contextId       | [A-Za-z0-9_-]{1,100}   |
 
   Scenario: Every bad field is reported at once
     When the caller sends the message {"role": 7, "parts": [{}, {"text": 1}]}
