@@ -12,7 +12,6 @@ from reference_server.bindings.errors import jsonrpc_error
 from reference_server.bindings.http import V0_3, V1_0, json_response, read_body, requested_version
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
-from reference_server.wire import v03
 from reference_server.domain.errors import (
     A2AError,
     FieldViolation,
@@ -23,6 +22,7 @@ from reference_server.domain.errors import (
     VersionNotSupported,
     wire_error,
 )
+from reference_server.wire import v03
 
 _TABLES = {V1_0: V1_OPERATIONS, V0_3: V03_OPERATIONS}
 
