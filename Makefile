@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test conformance schemas lint clean
+.PHONY: install serve test conformance schemas lint bench clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,3 +34,6 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports
+
+bench: $(STAMP)  ## latency and throughput against a server on loopback (timing goals live here, never in tests)
+	$(PY) scripts/bench.py $(ARGS)
