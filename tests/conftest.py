@@ -28,9 +28,12 @@ FEATURES_TESTS = ROOT / "tests" / "features"
 BOTH_BINDINGS = [("jsonrpc", "1.0"), ("rest", "1.0")]
 PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no_binding": [("none", "1.0")]}
 
-from steps.auth import *  # noqa: E402,F403  (step definitions are fixtures: conftest makes them visible)
+# step definitions are fixtures: importing them here makes them visible to every scenario
+from steps.agent import *  # noqa: E402,F403
+from steps.auth import *  # noqa: E402,F403
 from steps.cards import *  # noqa: E402,F403
 from steps.common import *  # noqa: E402,F403
+from steps.files import *  # noqa: E402,F403
 from steps.lifecycle import *  # noqa: E402,F403
 from steps.streaming import *  # noqa: E402,F403
 from steps.tasks import *  # noqa: E402,F403

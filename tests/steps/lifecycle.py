@@ -1,4 +1,4 @@
-"""Steps about task files, restarts, hops, the prompt and the session: what the design fixes on disk.
+"""Steps about task files, restarts and the task-end log line: what the design fixes on disk.
 
 These steps read the scenario's workspace folder (`world.workspaces`), so they need the server's workspace:
 the suite documents that design-level scenarios cannot run against a server given by URL alone.
@@ -6,14 +6,12 @@ the suite documents that design-level scenarios cannot run against a server give
 
 from __future__ import annotations
 
-import base64
 import json
 import logging
 import re
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +21,7 @@ from support.live import LiveServer
 from support.schemas import assert_valid
 
 from steps.common import workspace_of, write_json
-from steps.tasks import STATES, remember, response_text, send, status_text, task_id, text_message, the_task
+from steps.tasks import STATES, remember, status_text, task_id
 
 TASK_FILE = "urn:reference-server:task-file"
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
@@ -178,12 +176,6 @@ def _(world: Any, path: str, task: str) -> None:
     world.tasks[task] = task
 
 
-@when("the caller lists its tasks")
-def _(world: Any) -> None:
-    world.stream = None
-    world.reply = world.client().call("ListTasks", {})
-
-
 @then(parsers.parse('the listed task is {state} with the status message "{text}"'))
 def _(world: Any, state: str, text: str) -> None:
     assert world.reply.error is None, world.reply.error
@@ -267,176 +259,3 @@ def _(world: Any, caplog: pytest.LogCaptureFixture, state: str) -> None:
     assert re.fullmatch(r"\d+(\.\d+)?m?s", duration), duration
 
 
-# --- hops and the event bus ---
-
-
-HOPS = "volcanic.hops"  # design: the metadata key of the recursion guard
-
-
-@when(parsers.parse('the caller sends "{text}" with {hops:d} hops'))
-def _(world: Any, text: str, hops: int) -> None:
-    send(world, {**text_message(text), "metadata": {HOPS: hops}})
-
-
-@when(parsers.parse('the caller sends "{text}" with the hop count {value}'))
-def _(world: Any, text: str, value: str) -> None:
-    send(world, {**text_message(text), "metadata": {HOPS: json.loads(value)}})
-
-
-@when(parsers.parse('the caller sends "{text}" with {hops:d} hops in the request metadata'))
-def _(world: Any, text: str, hops: int) -> None:
-    world.stream = None
-    world.reply = world.client().call("SendMessage", {"message": text_message(text), "metadata": {HOPS: hops}})
-    if world.reply.error is None:
-        remember(world, world.reply.body["task"])
-
-
-def _inbound(world: Any) -> list[dict[str, Any]]:
-    scope = f"{workspace_of(world).scope_prefix}-a2a-{world.caller}_{world.context_id}"
-    return [event for event in world.server.inbound if event["scope"] == scope]
-
-
-@then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
-def _(world: Any, hops: int, caller: str) -> None:
-    events = wait_for(lambda: _inbound(world), "a2a.inbound")
-    assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], events
-    # design step 4: emitted before the prompt, so the session had not recorded it yet
-    assert events[0]["prompts_before"] == 0, events[0]
-    assert len([r for r in session_records(world, world.context_id) if r["role"] == "user"]) == 1
-
-
-@then("the agent never saw the message")
-def _(world: Any) -> None:
-    assert _inbound(world) == [], "a2a.inbound was emitted for a refused message"
-    assert session_records(world, world.context_id) == [], "the session got a prompt"
-
-
-# --- the prompt ---
-
-
-def file_part(world: Any, name: str, content: bytes) -> dict[str, Any]:
-    """A file part with inline bytes (A2A Part.raw); the bytes are remembered to check the inbox."""
-    world.notes["file_bytes"] = content
-    return {"raw": base64.b64encode(content).decode(), "filename": name, "mediaType": "application/octet-stream"}
-
-
-@when(parsers.parse('the caller sends a message with the text "{text}", the file "{name}" and the data {data}'))
-def _(world: Any, text: str, name: str, data: str) -> None:
-    message = text_message(text)
-    message["parts"] += [file_part(world, name, f"the bytes of {name}".encode()), {"data": json.loads(data)}]
-    send(world, message)
-
-
-@when(parsers.parse('the caller sends the file "{name}" with the text "{text}"'))
-def _(world: Any, name: str, text: str) -> None:
-    message = text_message(text)
-    message["parts"].append(file_part(world, name, f"the bytes of {name}".encode()))
-    send(world, message)
-
-
-@when(parsers.parse("the caller sends a file of {size:d} bytes"))
-def _(world: Any, size: int) -> None:
-    send(world, {**text_message(""), "parts": [file_part(world, "big.bin", b"x" * size)]})
-
-
-@then("the prompt the agent received starts with:")
-def _(world: Any, docstring: str) -> None:
-    header = " ".join(docstring.split())  # the docstring wraps the header; the prompt has it on one line
-    prompt = the_prompt(world)
-    assert prompt.startswith(header + "\n\n"), f"the prompt starts {prompt[:len(header) + 2]!r}"
-
-
-@then(parsers.parse('the prompt the agent received does not mention "{word}"'))
-def _(world: Any, word: str) -> None:
-    assert word not in the_prompt(world)
-
-
-@then("the prompt the agent received matches the snapshot")
-def _(world: Any, snapshot_json: Any) -> None:
-    prompt = the_prompt(world)
-    saved = inbox_files(world)
-    assert len(saved) == 1, saved
-    assert f"Files: inbox/{saved[0].name}" in prompt.splitlines()
-    masked = re.sub(rf"a2a-{world.caller}-{INBOX_STAMP}-", f"a2a-{world.caller}-<yyyymmdd-hhmmss>-", prompt)
-    assert masked.splitlines() == snapshot_json
-
-
-@then(parsers.parse('the inbox holds the file as "{pattern}" with the bytes sent'))
-def _(world: Any, pattern: str) -> None:
-    content = world.notes["file_bytes"]
-    saved = inbox_files(world)
-    assert len(saved) == 1, saved
-    expected = re.escape(pattern).replace(re.escape("<yyyymmdd-hhmmss>"), f"({INBOX_STAMP})")
-    match = re.fullmatch(expected, saved[0].name)
-    assert match, f"{saved[0].name} does not match {pattern}"
-    stamp = datetime.strptime(match.group(1), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
-    assert abs(datetime.now(UTC) - stamp) < timedelta(minutes=2), f"{stamp} is not the time it arrived (UTC)"
-    assert saved[0].read_bytes() == content
-    world.notes["saved"] = f"inbox/{saved[0].name}"
-
-
-@then("the prompt lists the saved file")
-def _(world: Any) -> None:
-    assert f"Files: {world.notes['saved']}" in the_prompt(world).splitlines()
-
-
-@then(parsers.parse("the workspace has no {name}"))
-def _(world: Any, name: str) -> None:
-    assert not (workspace_of(world).path / name).exists()
-
-
-@then("nothing was saved to the inbox and no task was created")
-def _(world: Any) -> None:
-    workspace = workspace_of(world)
-    assert inbox_files(world) == []
-    tasks = list(workspace.tasks_dir.glob("*.json")) if workspace.tasks_dir.is_dir() else []
-    assert tasks == [], tasks
-
-
-# --- the system prompt (observed through a workspace script: the {system} placeholder) ---
-
-
-@given("the workspace has the files:")
-def _(world: Any, datatable: list[list[str]]) -> None:
-    for name, text in datatable[1:]:
-        (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
-
-
-@given("the workspace's script answers \"system prompt\" with the system prompt")
-def _(world: Any) -> None:
-    write_json(workspace_of(world).a2a_dir / "script.json", SYSTEM_PROMPT_SCRIPT)
-
-
-@when(parsers.parse('the owner writes "{text}" to {name}'))
-def _(world: Any, text: str, name: str) -> None:
-    (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
-
-
-@then(parsers.parse('the system prompt the agent used contains "{text}"'))
-def _(world: Any, text: str) -> None:
-    system = response_text(the_task(world))  # the script answered with {system}
-    assert system.startswith("You are the assistant of this workspace."), system
-    assert text in system, system
-
-
-@then(parsers.parse('the system prompt the agent used does not contain "{text}"'))
-def _(world: Any, text: str) -> None:
-    system = response_text(the_task(world))
-    assert system.startswith("You are the assistant of this workspace."), system
-    assert text not in system, system
-
-
-# --- the owner notifier ---
-
-
-@given("the server has an owner notifier")
-def _(world: Any) -> None:
-    assert world.server.notifier is not None
-    world.notes["notified_before"] = len(world.server.notifier.sent)  # the server is shared by scenarios
-
-
-@then(parsers.parse('the owner notifier got "{text}" from the caller'))
-def _(world: Any, text: str) -> None:
-    sent = world.server.notifier.sent[world.notes["notified_before"]:]
-    owner = next(iter(world.workspaces))
-    assert [(n.owner_id, n.caller, n.text) for n in sent] == [(owner, world.caller, text)], sent

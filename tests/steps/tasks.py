@@ -434,3 +434,11 @@ def _(world: Any, count: str) -> None:
 def _(world: Any, label: str, text: str) -> None:
     latest = listed_task(world, label)["history"][-1]
     assert "".join(part.get("text", "") for part in latest["parts"]) == text, latest
+
+
+@when("the caller lists its tasks")
+def _(world: Any) -> None:
+    world.stream = None
+    world.reply = world.client().call("ListTasks", {})
+
+

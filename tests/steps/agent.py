@@ -1,0 +1,141 @@
+"""Steps about what the agent receives: hops and the event bus, the prompt, the system prompt, the owner notifier.
+
+Like the lifecycle steps, these read the scenario's workspace folder (the session JSONL).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+
+from steps.common import workspace_of, write_json
+from steps.files import file_part
+from steps.lifecycle import INBOX_STAMP, SYSTEM_PROMPT_SCRIPT, inbox_files, session_records, the_prompt, wait_for
+from steps.tasks import remember, response_text, send, text_message, the_task
+
+# --- hops and the event bus ---
+
+
+HOPS = "volcanic.hops"  # design: the metadata key of the recursion guard
+
+
+@when(parsers.parse('the caller sends "{text}" with {hops:d} hops'))
+def _(world: Any, text: str, hops: int) -> None:
+    send(world, {**text_message(text), "metadata": {HOPS: hops}})
+
+
+@when(parsers.parse('the caller sends "{text}" with the hop count {value}'))
+def _(world: Any, text: str, value: str) -> None:
+    send(world, {**text_message(text), "metadata": {HOPS: json.loads(value)}})
+
+
+@when(parsers.parse('the caller sends "{text}" with {hops:d} hops in the request metadata'))
+def _(world: Any, text: str, hops: int) -> None:
+    world.stream = None
+    world.reply = world.client().call("SendMessage", {"message": text_message(text), "metadata": {HOPS: hops}})
+    if world.reply.error is None:
+        remember(world, world.reply.body["task"])
+
+
+def _inbound(world: Any) -> list[dict[str, Any]]:
+    scope = f"{workspace_of(world).scope_prefix}-a2a-{world.caller}_{world.context_id}"
+    return [event for event in world.server.inbound if event["scope"] == scope]
+
+
+@then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
+def _(world: Any, hops: int, caller: str) -> None:
+    events = wait_for(lambda: _inbound(world), "a2a.inbound")
+    assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], events
+    # design step 4: emitted before the prompt, so the session had not recorded it yet
+    assert events[0]["prompts_before"] == 0, events[0]
+    assert len([r for r in session_records(world, world.context_id) if r["role"] == "user"]) == 1
+
+
+@then("the agent never saw the message")
+def _(world: Any) -> None:
+    assert _inbound(world) == [], "a2a.inbound was emitted for a refused message"
+    assert session_records(world, world.context_id) == [], "the session got a prompt"
+
+
+# --- the prompt ---
+
+
+@when(parsers.parse('the caller sends a message with the text "{text}", the file "{name}" and the data {data}'))
+def _(world: Any, text: str, name: str, data: str) -> None:
+    message = text_message(text)
+    message["parts"] += [file_part(world, name, f"the bytes of {name}".encode()), {"data": json.loads(data)}]
+    send(world, message)
+
+
+@then("the prompt the agent received starts with:")
+def _(world: Any, docstring: str) -> None:
+    header = " ".join(docstring.split())  # the docstring wraps the header; the prompt has it on one line
+    prompt = the_prompt(world)
+    assert prompt.startswith(header + "\n\n"), f"the prompt starts {prompt[:len(header) + 2]!r}"
+
+
+@then(parsers.parse('the prompt the agent received does not mention "{word}"'))
+def _(world: Any, word: str) -> None:
+    assert word not in the_prompt(world)
+
+
+@then("the prompt the agent received matches the snapshot")
+def _(world: Any, snapshot_json: Any) -> None:
+    prompt = the_prompt(world)
+    saved = inbox_files(world)
+    assert len(saved) == 1, saved
+    assert f"Files: inbox/{saved[0].name}" in prompt.splitlines()
+    masked = re.sub(rf"a2a-{world.caller}-{INBOX_STAMP}-", f"a2a-{world.caller}-<yyyymmdd-hhmmss>-", prompt)
+    assert masked.splitlines() == snapshot_json
+
+
+# --- the system prompt (observed through a workspace script: the {system} placeholder) ---
+
+
+@given("the workspace has the files:")
+def _(world: Any, datatable: list[list[str]]) -> None:
+    for name, text in datatable[1:]:
+        (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
+
+
+@given("the workspace's script answers \"system prompt\" with the system prompt")
+def _(world: Any) -> None:
+    write_json(workspace_of(world).a2a_dir / "script.json", SYSTEM_PROMPT_SCRIPT)
+
+
+@when(parsers.parse('the owner writes "{text}" to {name}'))
+def _(world: Any, text: str, name: str) -> None:
+    (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
+
+
+@then(parsers.parse('the system prompt the agent used contains "{text}"'))
+def _(world: Any, text: str) -> None:
+    system = response_text(the_task(world))  # the script answered with {system}
+    assert system.startswith("You are the assistant of this workspace."), system
+    assert text in system, system
+
+
+@then(parsers.parse('the system prompt the agent used does not contain "{text}"'))
+def _(world: Any, text: str) -> None:
+    system = response_text(the_task(world))
+    assert system.startswith("You are the assistant of this workspace."), system
+    assert text not in system, system
+
+
+# --- the owner notifier ---
+
+
+@given("the server has an owner notifier")
+def _(world: Any) -> None:
+    assert world.server.notifier is not None
+    world.notes["notified_before"] = len(world.server.notifier.sent)  # the server is shared by scenarios
+
+
+@then(parsers.parse('the owner notifier got "{text}" from the caller'))
+def _(world: Any, text: str) -> None:
+    sent = world.server.notifier.sent[world.notes["notified_before"]:]
+    owner = next(iter(world.workspaces))
+    assert [(n.owner_id, n.caller, n.text) for n in sent] == [(owner, world.caller, text)], sent
