@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from reference_server.domain.errors import A2AError, InvalidParams, wire_error
+from reference_server.domain.errors import A2AError, FieldViolation, InvalidParams, wire_error
 
 A2A_DOMAIN = "a2a-protocol.org"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -45,3 +46,11 @@ def rest_error(error: A2AError) -> tuple[int, dict[str, Any]]:
     if details:
         body["details"] = details
     return row.http_status, {"error": body}
+
+
+def renamed_fields(error: A2AError, rename: Callable[[str], str]) -> A2AError:
+    """The domain names fields in 1.0 terms; a 0.3 caller gets the same InvalidParams in its version's names."""
+    if not isinstance(error, InvalidParams) or not error.violations:
+        return error
+    violations = [FieldViolation(rename(v.field), v.description) for v in error.violations]
+    return InvalidParams(violations=violations, metadata=error.metadata)

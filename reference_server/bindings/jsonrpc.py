@@ -8,13 +8,12 @@ from typing import Any
 
 from blacksheep import Request, Response
 
-from reference_server.bindings.errors import jsonrpc_error
+from reference_server.bindings.errors import jsonrpc_error, renamed_fields
 from reference_server.bindings.http import V0_3, V1_0, json_response, read_body, requested_version
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
-    FieldViolation,
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
@@ -55,21 +54,13 @@ async def handle(request: Request, scope: Scope) -> Response:
         result = await operation.call(scope, params)
         return json_response(_result(request_id, operation.encode(result, params)))
     except A2AError as error:
-        return error_response(_in_version(error, version), request_id)
+        return error_response(renamed_fields(error, v03.field_path) if version == V0_3 else error, request_id)
 
 
 def error_response(error: A2AError, request_id: Any = None) -> Response:
     """JSON-RPC errors travel with HTTP 200 (SDK practice, A2A DIGEST §9.3), except transport-level ones."""
     status = wire_error(error).http_status if wire_error(error).http_status in (401, 413) else 200
     return json_response(jsonrpc_error(error, request_id), status)
-
-
-def _in_version(error: A2AError, version: str) -> A2AError:
-    """The domain names fields in 1.0 terms; a 0.3 caller gets the 0.3 names of the same fields."""
-    if version != V0_3 or not isinstance(error, InvalidParams) or not error.violations:
-        return error
-    violations = [FieldViolation(v03.field_path(v.field), v.description) for v in error.violations]
-    return InvalidParams(violations=violations, metadata=error.metadata)
 
 
 def _result(request_id: Any, result: Any) -> dict[str, Any]:

@@ -1,4 +1,4 @@
-"""HTTP+JSON binding under /a2a/v1: one table of (verb, path) routes onto the operations (A2A §11)."""
+"""HTTP+JSON binding under /a2a/v1: one table of (verb, path) routes onto the A2A 1.0 and 0.3 operations (§11)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from typing import Any
 
 from blacksheep import Request, Response, Route, Router
 
-from reference_server.bindings.errors import rest_error
-from reference_server.bindings.http import A2A_JSON, V0_3, json_response, read_body, requested_version
-from reference_server.bindings.operations import V1_OPERATIONS, Scope
+from reference_server.bindings.errors import renamed_fields, rest_error
+from reference_server.bindings.http import A2A_JSON, JSON, V0_3, V1_0, json_response, read_body, requested_version
+from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -20,8 +20,10 @@ from reference_server.domain.errors import (
     ParseError,
     VersionNotSupported,
 )
-from reference_server.wire import v1
+from reference_server.wire import v03_rest, v1
 
+# 1.0: the interface URL is <base>/a2a/v1 and the paths have no prefix (§11.3); 0.3: the interface URL is
+# <base>/a2a and the 0.3 proto's paths begin with /v1. Same paths, told apart by A2A-Version (missing = 0.3).
 PREFIX = "/a2a/v1"
 # a path segment without ':' so that `{id}` never swallows `abc:cancel` (stack notes §1.2)
 Route.value_patterns["seg"] = r"[^:/]+"
@@ -31,26 +33,30 @@ Route.value_patterns["seg"] = r"[^:/]+"
 class RestRoute:
     verb: str
     path: str
-    operation: str
     params: str  # "body" (POST body, `body: "*"`), "query" (GET/DELETE query string)
+    v1: str | None  # the A2A 1.0 operation (a2a.proto), None on a 0.3-only route
+    v03: str | None  # the A2A 0.3 operation (the 0.3 proto's rpc name), None on a 1.0-only route
 
 
 ROUTES: tuple[RestRoute, ...] = (
-    RestRoute("POST", "/message:send", "SendMessage", "body"),
-    RestRoute("POST", "/message:stream", "SendStreamingMessage", "body"),
-    RestRoute("POST", "/tasks/{seg:id}:cancel", "CancelTask", "body"),
-    # A2A DIGEST §3 A2: the proto says GET, the spec text says POST; accept both
-    RestRoute("GET", "/tasks/{seg:id}:subscribe", "SubscribeToTask", "query"),
-    RestRoute("POST", "/tasks/{seg:id}:subscribe", "SubscribeToTask", "body"),
-    RestRoute("GET", "/tasks/{seg:id}", "GetTask", "query"),
-    RestRoute("GET", "/tasks", "ListTasks", "query"),
-    RestRoute("POST", "/tasks/{seg:taskId}/pushNotificationConfigs", "CreateTaskPushNotificationConfig", "body"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "GetTaskPushNotificationConfig",
-              "query"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs", "ListTaskPushNotificationConfigs", "query"),
-    RestRoute("DELETE", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}",
-              "DeleteTaskPushNotificationConfig", "query"),
-    RestRoute("GET", "/extendedAgentCard", "GetExtendedAgentCard", "query"),
+    RestRoute("POST", "/message:send", "body", "SendMessage", "SendMessage"),
+    RestRoute("POST", "/message:stream", "body", "SendStreamingMessage", "SendStreamingMessage"),
+    RestRoute("POST", "/tasks/{seg:id}:cancel", "body", "CancelTask", "CancelTask"),
+    # A2A DIGEST §3 A2: the proto says GET, the spec text POST; accept both (0.3: the Python SDK POSTs, JS GETs)
+    RestRoute("GET", "/tasks/{seg:id}:subscribe", "query", "SubscribeToTask", "TaskSubscription"),
+    RestRoute("POST", "/tasks/{seg:id}:subscribe", "body", "SubscribeToTask", "TaskSubscription"),
+    RestRoute("GET", "/tasks/{seg:id}", "query", "GetTask", "GetTask"),
+    RestRoute("GET", "/tasks", "query", "ListTasks", None),  # 0.3 lists it in a table only, not in its proto
+    RestRoute("POST", "/tasks/{seg:taskId}/pushNotificationConfigs", "body", "CreateTaskPushNotificationConfig",
+              "CreateTaskPushNotificationConfig"),
+    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
+              "GetTaskPushNotificationConfig", "GetTaskPushNotificationConfig"),
+    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs", "query", "ListTaskPushNotificationConfigs",
+              "ListTaskPushNotificationConfig"),
+    RestRoute("DELETE", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
+              "DeleteTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"),
+    RestRoute("GET", "/extendedAgentCard", "query", "GetExtendedAgentCard", None),
+    RestRoute("GET", "/card", "query", None, "GetAgentCard"),
 )
 
 # decoders that read a REST query string (every value a string) instead of a JSON body
@@ -58,6 +64,9 @@ _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
     "GetTask": lambda p: v1.decode_get_task(p, query=True),
     "ListTasks": lambda p: v1.decode_list_tasks(p, query=True),
 }
+
+# §11.1: application/a2a+json in 1.0; 0.3 REST answered application/json (the SDK servers still do)
+_CONTENT_TYPES = {V1_0: A2A_JSON, V0_3: JSON}
 
 ScopeFor = Callable[[Request], Scope]
 
@@ -71,47 +80,58 @@ def mount(router: Router, scope_for: ScopeFor) -> None:
 
 
 def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Awaitable[Response]]:
-    operation = V1_OPERATIONS[route.operation]
-    decode = _QUERY_DECODERS.get(route.operation, operation.decode)
-
     async def handle(request: Request) -> Response:
+        version = V1_0
         try:
             scope = scope_for(request)
-            _require_v1(request)
-            raw = await _params(request, route, scope.settings.max_body_bytes)
-            params = decode(raw)
+            version = requested_version(request)
+            decode, operation = _operation(route, version, request)
+            params = decode(await _params(request, route, scope.settings.max_body_bytes))
             if operation.streaming:
                 return await stream_response(
                     request, operation.call(scope, params),
                     lambda event: operation.encode(event, params),
-                    lambda error: rest_error(error)[1],
+                    lambda error: rest_error(_in_version(error, version))[1],
                 )
             result = await operation.call(scope, params)
-            return json_response(operation.encode(result, params), 200, A2A_JSON)
+            return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
         except A2AError as error:
-            return error_response(error)
+            return error_response(_in_version(error, version), _CONTENT_TYPES[version])
 
     return handle
 
 
-def error_response(error: A2AError) -> Response:
+def _operation(route: RestRoute, version: str, request: Request) -> tuple[Callable[[Any], Any], Operation]:
+    """The route's operation in the requested version, with the decoder for where its parameters come from."""
+    if version == V1_0 and route.v1 is not None:
+        operation = V1_OPERATIONS[route.v1]
+        return _QUERY_DECODERS.get(route.v1, operation.decode), operation
+    if version == V0_3 and route.v03 is not None:
+        operation = V03_REST_OPERATIONS[route.v03]
+        return operation.decode, operation
+    other = "1.0" if version == V0_3 else "0.3"
+    name = route.v1 or route.v03 or ""
+    missing = " (a missing A2A-Version header means 0.3)" if version == V0_3 else ""
+    raise VersionNotSupported(
+        f"{request.method} {request.path} is an A2A {other} route ({name}) but the request is A2A {version}; "
+        f"send the header A2A-Version: {other}{missing}",
+        metadata={"requestedVersion": version, "operation": name},
+    )
+
+
+def _in_version(error: A2AError, version: str) -> A2AError:
+    return renamed_fields(error, v03_rest.field_path) if version == V0_3 else error
+
+
+def error_response(error: A2AError, content_type: bytes = A2A_JSON) -> Response:
     status, body = rest_error(error)
-    return json_response(body, status, A2A_JSON)
+    return json_response(body, status, content_type)
 
 
 async def _not_found(request: Request) -> Response:
     return error_response(
         MethodNotFound(f"No HTTP+JSON route {request.method} {request.path}; the routes are listed in A2A §11.3")
     )
-
-
-def _require_v1(request: Request) -> None:
-    if requested_version(request) == V0_3:
-        raise VersionNotSupported(
-            "A2A 0.3 is served on JSON-RPC at /a2a; on HTTP+JSON send the header A2A-Version: 1.0 "
-            "(a missing A2A-Version header means 0.3)",
-            metadata={"requestedVersion": "0.3"},
-        )
 
 
 async def _params(request: Request, route: RestRoute, limit: int) -> dict[str, Any]:

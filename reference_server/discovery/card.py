@@ -69,6 +69,8 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
             {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"},
             {"url": rest_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"},
             {"url": jsonrpc_url, "protocolBinding": "JSONRPC", "protocolVersion": "0.3"},
+            # 0.3 REST paths are the 0.3 proto's, /v1/..., appended to this URL: the same paths as 1.0 REST
+            {"url": jsonrpc_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
         ],
         "version": __version__,
         "capabilities": {
@@ -88,6 +90,11 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
     return card
 
 
+def _v03_interfaces(url: str) -> list[dict[str, str]]:
+    """The 0.3 `additionalInterfaces`: A2A 0.3 is served on both bindings at <base>/a2a."""
+    return [{"url": url, "transport": "JSONRPC"}, {"url": url, "transport": "HTTP+JSON"}]
+
+
 def _hybrid_fields(card: dict[str, Any], jsonrpc_url: str, rest_url: str) -> dict[str, Any]:
     """The 0.3 top-level fields old 0.3-only clients look for (REAL-CLIENTS §7 item 7)."""
     schemes = {
@@ -98,7 +105,7 @@ def _hybrid_fields(card: dict[str, Any], jsonrpc_url: str, rest_url: str) -> dic
         "protocolVersion": "0.3.0",
         "url": jsonrpc_url,
         "preferredTransport": "JSONRPC",
-        "additionalInterfaces": [{"url": jsonrpc_url, "transport": "JSONRPC"}],
+        "additionalInterfaces": _v03_interfaces(jsonrpc_url),
         "securitySchemes": schemes,
         "security": [{"apiKey": []}, {"bearer": []}],
         "supportsAuthenticatedExtendedCard": True,
@@ -191,7 +198,7 @@ def v03_card(details: CardDetails, base_url: str, settings: Settings) -> dict[st
         "protocolVersion": "0.3.0",
         "url": jsonrpc_url,
         "preferredTransport": "JSONRPC",
-        "additionalInterfaces": [{"url": jsonrpc_url, "transport": "JSONRPC"}],
+        "additionalInterfaces": _v03_interfaces(jsonrpc_url),
         "capabilities": {"streaming": True, "pushNotifications": False},
         "securitySchemes": {
             "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},

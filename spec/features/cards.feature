@@ -21,13 +21,14 @@ Feature: Agent cards
     And the card matches the snapshot
 
   @no_binding
-  Scenario: The public card offers both bindings in 1.0 and JSON-RPC in 0.3
+  Scenario: The public card offers both bindings in 1.0 and in 0.3
     When anyone fetches the public agent card
     Then the card lists these interfaces:
       | binding   | version | path    |
       | JSONRPC   | 1.0     | /a2a    |
       | HTTP+JSON | 1.0     | /a2a/v1 |
       | JSONRPC   | 0.3     | /a2a    |
+      | HTTP+JSON | 0.3     | /a2a    |
     And the card declares the security schemes "apiKey, bearer"
 
   @no_binding

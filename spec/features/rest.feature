@@ -2,7 +2,8 @@
 Feature: The HTTP+JSON binding
   A2A §11: the routes of §11.3 under the interface URL (ours: /a2a/v1), query parameters in camelCase,
   Content-Type application/a2a+json, errors as google.rpc.Status with the HTTP status of §5.4 and an
-  ErrorInfo in details. Design README: SubscribeToTask on GET and POST; cancel takes an empty body.
+  ErrorInfo in details. Design README: SubscribeToTask on GET and POST; cancel takes an empty body; 0.3 REST
+  follows the 0.3 proto's routes (/v1/... under /a2a: the same paths, told apart by A2A-Version).
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -25,6 +26,37 @@ Feature: The HTTP+JSON binding
       | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
       | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
       | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
+
+  Scenario Outline: Every 0.3 route is served
+    Given the caller sends A2A-Version "0.3"
+    When the caller requests <verb> <route>
+    Then the answer is HTTP <status> <outcome>
+
+    Examples:
+      | verb   | route                                                                      | status | outcome                         |
+      | POST   | /message:send                                                              | 400    | naming the field "message"      |
+      | POST   | /message:stream                                                            | 400    | naming the field "message"      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000                                | 404    | with reason TASK_NOT_FOUND      |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000:cancel                         | 404    | with reason TASK_NOT_FOUND      |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | GET    | /card                                                                      | 200    | with a 0.3 agent card           |
+
+  Scenario Outline: A route of one version refuses the other with a hint
+    Given the caller sends A2A-Version "<version>"
+    When the caller requests GET <route>
+    Then the answer is HTTP 400 with reason VERSION_NOT_SUPPORTED
+    And the error message says "send the header A2A-Version: <other>"
+
+    Examples:
+      | version | route              | other |
+      | 0.3     | /tasks             | 1.0   |
+      | 0.3     | /extendedAgentCard | 1.0   |
+      | 1.0     | /card              | 0.3   |
 
   Scenario Outline: Unknown routes get a 404 google.rpc.Status
     When the caller requests <verb> <route>

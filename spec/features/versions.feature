@@ -56,8 +56,24 @@ Feature: A2A-Version negotiation
     And the error message says "send the header A2A-Version: 0.3"
 
   @rest
-  Scenario: HTTP+JSON without a version is refused with a hint
+  Scenario: On HTTP+JSON a missing version means 0.3, and 0.3 messages work
+    Given the caller sends no A2A-Version
+    When the caller sends "hello" in the 0.3 proto shape
+    Then the task is completed
+    And the answer is in the 0.3 proto shape
+
+  @rest
+  Scenario: On HTTP+JSON a 1.0 message without a version gets a hint
+    Given the caller sends no A2A-Version
+    When the caller sends "hello"
+    Then the call fails with InvalidParams
+    And the error names the field "message.content" because it is required: `parts` is the A2A 1.0 name
+    And the error message says "send the header A2A-Version: 1.0"
+
+  @rest
+  Scenario: On HTTP+JSON a 1.0-only operation without a version gets a hint
     Given the caller sends no A2A-Version
     When the caller fetches the extended agent card
     Then the call fails with VersionNotSupported
+    And the error message says "is an A2A 1.0 route (GetExtendedAgentCard) but the request is A2A 0.3"
     And the error message says "send the header A2A-Version: 1.0"

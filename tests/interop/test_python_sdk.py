@@ -450,8 +450,9 @@ async def v03_client(agent: Agent, wire: Wire, *, streaming: bool = False) -> As
     """The SDK picks CompatJsonRpcTransport when the card's only JSON-RPC interface says 0.3."""
     async with http_for(agent, wire) as http:
         card: AgentCard = await A2ACardResolver(http, agent.url).get_agent_card()
-        legacy = [i for i in card.supported_interfaces if i.protocol_version == "0.3"]
-        assert [i.protocol_binding for i in legacy] == ["JSONRPC"], card.supported_interfaces
+        legacy = [i for i in card.supported_interfaces
+                  if i.protocol_binding == "JSONRPC" and i.protocol_version == "0.3"]
+        assert [i.url for i in legacy] == [agent.url + "/a2a"], card.supported_interfaces
         del card.supported_interfaces[:]
         card.supported_interfaces.extend(legacy)
         config = ClientConfig(streaming=streaming, supported_protocol_bindings=["JSONRPC"], httpx_client=http)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
@@ -122,6 +123,26 @@ def _(world: Any, verb: str, route: str) -> None:
         world.reply = Reply(200, body=response.json(), headers=response.headers)
 
 
+@when(parsers.parse('the caller sends "{text}" in the 0.3 proto shape'))
+def _(world: Any, text: str) -> None:
+    """The body the Python SDK's 0.3 HTTP+JSON transport sends (REAL-CLIENTS §4.5), answered in the same proto."""
+    assert world.protocol.binding == "rest", "the 0.3 proto shape is the 0.3 HTTP+JSON body"
+    client = world.client()
+    body = {"request": {"message_id": str(uuid.uuid4()), "role": "ROLE_USER", "content": [{"text": text}]},
+            "configuration": {"blocking": True}}
+    response = world.http.post("/a2a/v1/message:send", json=body, headers=client.headers())
+    world.reply = (Reply(200, body=response.json(), headers=response.headers) if response.status_code == 200
+                   else client.rest_reply(response, None))
+
+
+@then("the answer is in the 0.3 proto shape")
+def _(world: Any) -> None:
+    task = world.reply.body["task"]
+    assert task["status"]["state"].startswith("TASK_STATE_"), task["status"]
+    assert all("content" in m and "parts" not in m for m in task["history"]), task["history"]
+    assert all("kind" not in m for m in task["history"]), task["history"]
+
+
 @then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
 def _(world: Any, status: int, outcome: str) -> None:
     reply = world.reply
@@ -137,6 +158,9 @@ def _(world: Any, status: int, outcome: str) -> None:
         assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
     elif outcome == "with an agent card":
         assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard: no JSON Schema describes its ProtoJSON
+        assert reply.body["protocolVersion"].startswith("0.3") and "supportedInterfaces" not in reply.body
+        assert reply.body["supportsAuthenticatedExtendedCard"] is True, reply.body
     else:
         raise AssertionError(f"unknown outcome {outcome!r}")
 
