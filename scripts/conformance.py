@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from collections import defaultdict
@@ -57,6 +58,8 @@ def main() -> int:
         print(run.stdout[-4000:], run.stderr[-4000:])
         return run.returncode or 1
     results = json.loads(REPORT.read_text())
+    target = os.environ.get("A2A_TARGET_URL")
+    print(f"target: {target} (portable scenarios only)" if target else "target: the reference server (live)")
     by_feature: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
     by_design: dict[str, dict[str, list[dict[str, str]]]] = defaultdict(lambda: defaultdict(list))
     for result in results:

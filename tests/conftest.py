@@ -16,6 +16,7 @@ import httpx
 import pytest
 from support.client import A2AClient
 from support.live import LiveServer, settings_for
+from support.target import TARGET_URL, discover, offers
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from reference_server.domain.callers import Workspace
@@ -77,11 +78,18 @@ def protocol(request: pytest.FixtureRequest) -> Protocol:
 
 _SERVERS: dict[tuple[Any, ...], LiveServer] = {}
 _ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped
+_TARGET: dict[str, Any] = {}  # A2A_TARGET_URL: the server under test, when it is not ours
 
 
 @pytest.fixture(scope="session")
 def server_factory() -> Iterator[Any]:
     def get(*, with_notifier: bool = True, **overrides: Any) -> LiveServer:
+        if TARGET_URL:
+            if "target" not in _TARGET:
+                _TARGET["target"] = discover(TARGET_URL)
+            if with_notifier is False or overrides:
+                pytest.skip("needs the reference server started with other settings")
+            return _TARGET["target"]  # type: ignore[return-value]
         key = (with_notifier, tuple(sorted(overrides.items())))
         if key not in _SERVERS:
             _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
@@ -122,7 +130,13 @@ class World:
         """A client for this scenario's protocol, caller key and A2A-Version choices."""
         binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
         return A2AClient(self.http, binding=binding, version=version or self.protocol.version, key=self.key,
-                         sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")))
+                         sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")),
+                         jsonrpc_path=self.server.jsonrpc_path, rest_prefix=self.server.rest_prefix)
+
+    @property
+    def external(self) -> bool:
+        """The server under test is another implementation (A2A_TARGET_URL), not a live reference server."""
+        return bool(TARGET_URL)
 
     def use_server(self, server: LiveServer) -> None:
         """Move this scenario's workspaces to another server (one with other settings)."""
@@ -137,6 +151,8 @@ class World:
 @pytest.fixture
 def world(server_factory: Any, protocol: Protocol) -> Iterator[World]:
     server = server_factory()
+    if TARGET_URL and not offers(server, protocol.binding, protocol.version):  # type: ignore[arg-type]
+        pytest.skip(f"the target's card offers no {protocol.binding} interface in A2A {protocol.version}")
     root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
     _ROOTS.append(root)
     world = World(server, protocol, httpx.Client(base_url=server.url, timeout=30), root)
@@ -182,6 +198,16 @@ def pytest_bdd_before_step(request: Any, feature: Any, scenario: Any, step: Any,
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--conformance-report", metavar="PATH", help="write the per-scenario results as JSON")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Against another server (A2A_TARGET_URL) only the scenarios tagged @portable run."""
+    if not TARGET_URL:
+        return
+    skip = pytest.mark.skip(reason="needs the reference server's workspace folder or scripted agent")
+    for item in items:
+        if FEATURES_TESTS in item.path.parents and item.get_closest_marker("portable") is None:
+            item.add_marker(skip)
 
 
 def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any) -> None:

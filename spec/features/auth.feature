@@ -17,12 +17,13 @@ Feature: Callers authenticate with a key from the agent's owner
     When the caller fetches the extended agent card
     Then the call succeeds
 
+  @portable
   Scenario: A call without a key is refused
     Given the caller presents no key
     When the caller fetches the extended agent card
     Then the call is refused as unauthenticated
 
-  @Auth_UnknownKey_Returns401 @v0_3
+  @Auth_UnknownKey_Returns401 @v0_3 @portable
   Scenario: An unknown key is refused
     Given the caller presents the key "k_not-in-any-callers-file"
     When the caller fetches the extended agent card
@@ -74,6 +75,7 @@ Feature: Callers authenticate with a key from the agent's owner
       | {"name": "ok-bot", "mode": "owner"}                            | refused  |
       | {"mode": "isolated"}                                           | refused  |
 
+  @portable
   Scenario Outline: Every A2A operation needs a key
     Given the caller presents no key
     When the caller calls <operation>

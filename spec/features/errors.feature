@@ -13,13 +13,17 @@ Feature: One error table for both bindings
     And on JSON-RPC the code is <code>, on HTTP+JSON the status is <http> <status>
     And the error carries the reason <reason>
 
-    Examples:
+    @portable
+    Examples: errors any server can be made to show
       | error                        | situation                       | code   | http | status              | reason                          |
       | TaskNotFound                 | getting an unknown task         | -32001 | 404  | NOT_FOUND           | TASK_NOT_FOUND                  |
+      | VersionNotSupported          | sending A2A-Version 9.9         | -32009 | 400  | FAILED_PRECONDITION | VERSION_NOT_SUPPORTED           |
+
+    Examples: errors that need this server's agent or choices
+      | error                        | situation                       | code   | http | status              | reason                          |
       | TaskNotCancelable            | canceling a completed task      | -32002 | 400  | FAILED_PRECONDITION | TASK_NOT_CANCELABLE             |
       | UnsupportedOperation         | subscribing to a completed task | -32004 | 400  | FAILED_PRECONDITION | UNSUPPORTED_OPERATION           |
       | PushNotificationNotSupported | creating a push config          | -32003 | 400  | FAILED_PRECONDITION | PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | VersionNotSupported          | sending A2A-Version 9.9         | -32009 | 400  | FAILED_PRECONDITION | VERSION_NOT_SUPPORTED           |
       | InvalidParams                | sending a message with no parts | -32602 | 400  | INVALID_ARGUMENT    | INVALID_PARAMS                  |
       | MethodNotFound               | calling an unknown method       | -32601 | 404  | NOT_FOUND           | METHOD_NOT_FOUND                |
 

@@ -12,21 +12,26 @@ Feature: The JSON-RPC 2.0 binding
     Then the call fails with <error>
     And the error message says "<hint>"
 
-    Examples:
+    @portable
+    Examples: JSON-RPC 2.0 itself
       | body                                                            | error          | hint                          |
       | {"jsonrpc": "2.0", "id": 1, "method": "GetTask"                 | ParseError     | Invalid JSON payload          |
-      | [{"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}] | InvalidRequest | Batch requests are not supported |
-      | []                                                              | InvalidRequest | Batch requests are not supported |
       | "GetTask"                                                       | InvalidRequest | JSON-RPC 2.0 request object   |
       | {"id": 1, "method": "GetExtendedAgentCard"}                     | InvalidRequest | "jsonrpc": "2.0"              |
       | {"jsonrpc": "1.0", "id": 1, "method": "GetExtendedAgentCard"}   | InvalidRequest | "jsonrpc": "2.0"              |
       | {"jsonrpc": "2.0", "id": 1}                                     | InvalidRequest | "method" string               |
-      | {"jsonrpc": "2.0", "method": "GetExtendedAgentCard"}            | InvalidRequest | must have an "id"             |
       | {"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}         | InvalidRequest | string or an integer          |
-      | {"jsonrpc": "2.0", "id": 1.5, "method": "GetTask"}              | InvalidRequest | string or an integer          |
       | {"jsonrpc": "2.0", "id": 1, "method": "tasks/teleport"}         | MethodNotFound | tasks/teleport                |
+
+    Examples: this server's choices (no batches, no notifications, ids and params as A2A uses them)
+      | body                                                            | error          | hint                          |
+      | [{"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"}] | InvalidRequest | Batch requests are not supported |
+      | []                                                              | InvalidRequest | Batch requests are not supported |
+      | {"jsonrpc": "2.0", "method": "GetExtendedAgentCard"}            | InvalidRequest | must have an "id"             |
+      | {"jsonrpc": "2.0", "id": 1.5, "method": "GetTask"}              | InvalidRequest | string or an integer          |
       | {"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": [1]} | InvalidParams  | must be an object             |
 
+  @portable
   Scenario Outline: Request ids come back with their type unchanged
     When the caller fetches the extended agent card with the JSON-RPC id <id>
     Then the answer carries the JSON-RPC id <id>
@@ -38,6 +43,7 @@ Feature: The JSON-RPC 2.0 binding
       | 0         |
       | ""        |
 
+  @portable
   Scenario: Errors also echo the request id
     When the caller gets the task "00000000-0000-4000-8000-000000000000" with the JSON-RPC id "abc"
     Then the call fails with TaskNotFound

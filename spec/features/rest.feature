@@ -12,7 +12,8 @@ Feature: The HTTP+JSON binding
     When the caller requests <verb> <route>
     Then the answer is HTTP <status> <outcome>
 
-    Examples:
+    @portable
+    Examples: the routes every A2A 1.0 server has
       | verb   | route                                                                      | status | outcome                         |
       | POST   | /message:send                                                              | 400    | naming the field "message"      |
       | POST   | /message:stream                                                            | 400    | naming the field "message"      |
@@ -21,11 +22,14 @@ Feature: The HTTP+JSON binding
       | POST   | /tasks/00000000-0000-4000-8000-000000000000:cancel                         | 404    | with reason TASK_NOT_FOUND      |
       | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
       | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
+
+    Examples: push notifications, not served yet
+      | verb   | route                                                                      | status | outcome                         |
       | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
       | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
       | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
       | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
 
   Scenario Outline: Every 0.3 route is served
     Given the caller sends A2A-Version "0.3"
@@ -58,6 +62,7 @@ Feature: The HTTP+JSON binding
       | 0.3     | /extendedAgentCard | 1.0   |
       | 1.0     | /card              | 0.3   |
 
+  @portable
   Scenario Outline: Unknown routes get a 404 google.rpc.Status
     When the caller requests <verb> <route>
     Then the answer is HTTP 404 with the status NOT_FOUND

@@ -12,7 +12,8 @@ Feature: Requests are validated field by field
     Then the call fails with InvalidParams
     And the error names the field "<field>" because it <reason>
 
-    Examples:
+    @portable
+    Examples: what a2a.proto requires (A2A §5.7)
       | message                                                                                 | field                   | reason                 |
       | {"role": "ROLE_USER", "parts": [{"text": "hi"}]}                                        | message.messageId       | is required            |
       | {"messageId": "m1", "parts": [{"text": "hi"}]}                                          | message.role            | is required            |
@@ -21,10 +22,13 @@ Feature: Requests are validated field by field
       | {"messageId": "m1", "role": "ROLE_USER"}                                                | message.parts           | is required            |
       | {"messageId": "m1", "role": "ROLE_USER", "parts": [{}]}                                 | message.parts[0]        | exactly one of         |
       | {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": "a", "url": "https://x"}]}  | message.parts[0]        | exactly one of         |
-      | {"messageId": "m1", "role": "ROLE_USER", "parts": [{"kind": "file", "file": {}}]}       | message.parts[0]        | A2A 0.3                |
       | {"messageId": "m1", "role": "ROLE_USER", "parts": [{"raw": "not base64!"}]}             | message.parts[0].raw    | base64                 |
       | {"messageId": "m1", "role": "ROLE_USER", "parts": [{"text": 5}]}                        | message.parts[0].text   | must be a string       |
       | {"messageId": 5, "role": "ROLE_USER", "parts": [{"text": "hi"}]}                        | message.messageId       | must be a string       |
+
+    Examples: what this server adds (the 0.3 hint, the role of an inbound message, the design's contextId)
+      | message                                                                                 | field                   | reason                 |
+      | {"messageId": "m1", "role": "ROLE_USER", "parts": [{"kind": "file", "file": {}}]}       | message.parts[0]        | A2A 0.3                |
       | {"messageId": "m1", "role": "ROLE_AGENT", "parts": [{"text": "hi"}]}                    | message.role            | must be ROLE_USER      |
       | {"messageId": "m1", "role": "ROLE_USER", "contextId": "a b", "parts": [{"text": "hi"}]} | message.contextId       | [A-Za-z0-9_-]{1,100}   |
       | {"messageId": "m1", "role": "ROLE_USER", "contextId": "a\\n", "parts": [{"text": "hi"}]} | message.contextId       | [A-Za-z0-9_-]{1,100}   |

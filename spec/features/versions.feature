@@ -7,6 +7,7 @@ Feature: A2A-Version negotiation
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
 
+  @portable
   Scenario Outline: Supported versions are accepted, whatever the patch number
     Given the caller sends A2A-Version "<version>"
     When the caller fetches the extended agent card
@@ -22,6 +23,7 @@ Feature: A2A-Version negotiation
     When the caller fetches the extended agent card
     Then the call succeeds
 
+  @portable
   Scenario Outline: Unsupported versions are refused with a hint
     Given the caller sends A2A-Version "<version>"
     When the caller fetches the extended agent card

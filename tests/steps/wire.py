@@ -40,7 +40,7 @@ def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
     client = world.client(version="0.3")
     client.sent_version = sent_version or ""
     request_id = client.next_id()
-    response = world.http.post("/a2a", json={"jsonrpc": "2.0", "id": request_id, "method": method},
+    response = world.http.post(world.server.jsonrpc_path, json={"jsonrpc": "2.0", "id": request_id, "method": method},
                                headers=client.headers())
     world.reply = client.jsonrpc_reply(response, None, request_id)
 
@@ -48,7 +48,7 @@ def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
 @when(parsers.parse("the caller posts the JSON-RPC body {body}"))
 def _(world: Any, body: str) -> None:
     client = world.client()
-    response = world.http.post("/a2a", content=body.encode(), headers={**client.headers(),
+    response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers={**client.headers(),
                                                                        "Content-Type": "application/json"})
     sent = _sent_id(body)
     world.reply = client.jsonrpc_reply(response, None, sent)
@@ -66,10 +66,10 @@ def _sent_id(body: str) -> Any:
     return None
 
 
-def _raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any, path: str = "/a2a") -> Reply:
+def _raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any, path: str | None = None) -> Reply:
     client = world.client()
-    response = world.http.post(path, json={"jsonrpc": "2.0", "id": request_id, "method": method,
-                                           "params": params}, headers=client.headers())
+    body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
+    response = world.http.post(path or world.server.jsonrpc_path, json=body, headers=client.headers())
     return client.jsonrpc_reply(response, method, request_id)
 
 
@@ -99,7 +99,7 @@ def _(world: Any, path: str) -> None:
 def _(world: Any, mebibytes: int) -> None:
     padding = "x" * (mebibytes * 1024 * 1024)
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"pad": padding}})
-    response = world.http.post("/a2a", content=body.encode(), headers={**world.client().headers(),
+    response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers={**world.client().headers(),
                                                                        "Content-Type": "application/json"})
     world.notes["response"] = response
 
@@ -115,7 +115,7 @@ def _(world: Any, text: str) -> None:
 @when(parsers.parse("the caller requests {verb} {route}"))
 def _(world: Any, verb: str, route: str) -> None:
     client = world.client()
-    response = world.http.request(verb, "/a2a/v1" + route, headers=client.headers())
+    response = world.http.request(verb, world.server.rest_prefix + route, headers=client.headers())
     world.notes["response"] = response
     if response.status_code != 200:
         world.reply = client.rest_reply(response, None)
@@ -130,7 +130,7 @@ def _(world: Any, text: str) -> None:
     client = world.client()
     body = {"request": {"message_id": str(uuid.uuid4()), "role": "ROLE_USER", "content": [{"text": text}]},
             "configuration": {"blocking": True}}
-    response = world.http.post("/a2a/v1/message:send", json=body, headers=client.headers())
+    response = world.http.post(world.server.rest_prefix + "/message:send", json=body, headers=client.headers())
     world.reply = (Reply(200, body=response.json(), headers=response.headers) if response.status_code == 200
                    else client.rest_reply(response, None))
 
@@ -202,7 +202,7 @@ def _(world: Any, error: str, situation: str) -> None:
 def _unknown_method(world: Any) -> Reply:
     client = world.client()
     if client.binding == "rest":
-        return client.rest_reply(world.http.get("/a2a/v1/teleport", headers=client.headers()), None)
+        return client.rest_reply(world.http.get(world.server.rest_prefix + "/teleport", headers=client.headers()), None)
     return _raw_jsonrpc(world, "Teleport", {}, 1)
 
 

@@ -91,8 +91,10 @@ class A2AClient:
     """`version` is the dialect spoken (method names, shapes); `sent_version` what A2A-Version says ("" = none)."""
 
     def __init__(self, http: httpx.Client, *, binding: str, version: str, key: str | None,
-                 sent_version: str | None = None, version_in_query: bool = False) -> None:
+                 sent_version: str | None = None, version_in_query: bool = False,
+                 jsonrpc_path: str = "/a2a", rest_prefix: str = "/a2a/v1") -> None:
         self.http, self.binding, self.version, self.key = http, binding, version, key
+        self.jsonrpc_path, self.rest_prefix = jsonrpc_path, rest_prefix
         self.sent_version = version if sent_version is None else sent_version
         self.version_in_query = version_in_query
         self._next_id = 0
@@ -126,9 +128,9 @@ class A2AClient:
             verb, path, placement, _ = REST_ROUTES[operation]
             url, rest_params = _fill(path, params)
             kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
-            return self._sse(verb, "/a2a/v1" + url, kwargs, request_id=None)
+            return self._sse(verb, self.rest_prefix + url, kwargs, request_id=None)
         _, body, request_id = self._envelope(operation, params)
-        return self._sse("POST", "/a2a", {"json": body}, request_id=request_id)
+        return self._sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id)
 
     # --- JSON-RPC ---
 
@@ -142,7 +144,7 @@ class A2AClient:
 
     def _jsonrpc(self, operation: str, params: dict[str, Any]) -> Reply:
         _, body, request_id = self._envelope(operation, params)
-        response = self.http.post(self.url("/a2a"), json=body, headers=self.headers())
+        response = self.http.post(self.url(self.jsonrpc_path), json=body, headers=self.headers())
         return self.jsonrpc_reply(response, operation, request_id)
 
     def jsonrpc_reply(self, response: httpx.Response, operation: str | None, request_id: Any) -> Reply:
@@ -175,10 +177,11 @@ class A2AClient:
         verb, path, placement, schema = REST_ROUTES[operation]
         url, rest_params = _fill(path, params)
         if placement == "body":
-            response = self.http.request(verb, self.url("/a2a/v1" + url), headers=self.headers(), json=rest_params)
+            response = self.http.request(verb, self.url(self.rest_prefix + url), headers=self.headers(),
+                                         json=rest_params)
         else:  # httpx replaces a URL's query with `params`, so the version joins them
             query = {**_query(rest_params), **({"A2A-Version": self.sent_version} if self.version_in_query else {})}
-            response = self.http.request(verb, "/a2a/v1" + url, headers=self.headers(), params=query)
+            response = self.http.request(verb, self.rest_prefix + url, headers=self.headers(), params=query)
         return self.rest_reply(response, schema)
 
     def rest_reply(self, response: httpx.Response, schema: str | None) -> Reply:

@@ -40,6 +40,9 @@ class WorkspaceRegistry:
 class LiveServer:
     """uvicorn in a daemon thread; start() waits until it listens, stop() ends it."""
 
+    jsonrpc_path = "/a2a"  # the card's interface URLs, relative to the server
+    rest_prefix = "/a2a/v1"
+
     def __init__(self, settings: Settings, *, with_notifier: bool = True) -> None:
         self.workspaces = WorkspaceRegistry()
         self.notifier = LoggingNotifier() if with_notifier else None
