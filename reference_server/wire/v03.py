@@ -22,6 +22,7 @@ from reference_server.domain.model import (
     TaskStatusUpdateEvent,
 )
 from reference_server.wire.fields import Choices, Reader
+from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
 
 # 0.3 JSON Schema: Role and TaskState are lower-case strings ("unknown" has no 1.0 counterpart).
@@ -186,11 +187,6 @@ def _file(r: Reader, part: Part) -> None:
 # --- encoders
 
 
-def _put(out: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "" and value != [] and value != {}:
-        out[key] = value
-
-
 def encode_part(part: Part) -> dict[str, Any]:
     """A 0.3 part; a text or data part's filename/mediaType have no 0.3 field and are dropped."""
     out: dict[str, Any]
@@ -200,14 +196,14 @@ def encode_part(part: Part) -> dict[str, Any]:
         file: dict[str, Any] = {"uri": part.url}
         if part.raw is not None:
             file = {"bytes": base64.b64encode(part.raw).decode("ascii")}
-        _put(file, "name", part.filename)
-        _put(file, "mimeType", part.media_type)
+        put(file, "name", part.filename)
+        put(file, "mimeType", part.media_type)
         out = {"kind": "file", "file": file}
     else:
         # 0.3 DataPart.data must be an object: wrap any other JSON value
         data = part.data if isinstance(part.data, dict) else {"value": part.data}
         out = {"kind": "data", "data": data}
-    _put(out, "metadata", part.metadata)
+    put(out, "metadata", part.metadata)
     return out
 
 
@@ -218,22 +214,16 @@ def encode_message(message: Message) -> dict[str, Any]:
         "role": "user" if message.role is Role.USER else "agent",
         "parts": [encode_part(part) for part in message.parts],
     }
-    _put(out, "contextId", message.context_id)
-    _put(out, "taskId", message.task_id)
-    _put(out, "metadata", message.metadata)
-    _put(out, "extensions", message.extensions)
-    _put(out, "referenceTaskIds", message.reference_task_ids)
+    put(out, "contextId", message.context_id)
+    put(out, "taskId", message.task_id)
+    put(out, "metadata", message.metadata)
+    put(out, "extensions", message.extensions)
+    put(out, "referenceTaskIds", message.reference_task_ids)
     return out
 
 
 def encode_artifact(artifact: Artifact) -> dict[str, Any]:
-    out: dict[str, Any] = {"artifactId": artifact.artifact_id}
-    _put(out, "name", artifact.name)
-    _put(out, "description", artifact.description)
-    out["parts"] = [encode_part(part) for part in artifact.parts]
-    _put(out, "metadata", artifact.metadata)
-    _put(out, "extensions", artifact.extensions)
-    return out
+    return encode_artifact_with(artifact, encode_part)
 
 
 def encode_status(status: TaskStatus) -> dict[str, Any]:
@@ -256,9 +246,9 @@ def encode_task(task: Task, *, history_length: int | None = None) -> dict[str, A
         "contextId": task.context_id,
         "status": encode_status(task.status),
     }
-    _put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
-    _put(out, "history", [encode_message(message) for message in history])
-    _put(out, "metadata", task.metadata)
+    put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
+    put(out, "history", [encode_message(message) for message in history])
+    put(out, "metadata", task.metadata)
     return out
 
 
@@ -281,7 +271,7 @@ def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
         "status": encode_status(event.status),
         "final": event.status.state.ends_stream,  # 0.3: the last event of the stream says final
     }
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -294,7 +284,7 @@ def _artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
         "append": event.append,
         "lastChunk": event.last_chunk,
     }
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -310,12 +300,12 @@ def encode_send_result(
 def encode_push_config(config: PushConfig) -> dict[str, Any]:
     """0.3 TaskPushNotificationConfig: `{taskId, pushNotificationConfig: {id, url, token, ...}}`."""
     inner: dict[str, Any] = {}
-    _put(inner, "id", config.id)
+    put(inner, "id", config.id)
     inner["url"] = config.url
-    _put(inner, "token", config.token)
+    put(inner, "token", config.token)
     if config.authentication is not None:
         auth: dict[str, Any] = {"schemes": [config.authentication.scheme]}
-        _put(auth, "credentials", config.authentication.credentials)
+        put(auth, "credentials", config.authentication.credentials)
         inner["authentication"] = auth
     return {"taskId": config.task_id or "", "pushNotificationConfig": inner}
 

@@ -29,6 +29,7 @@ from reference_server.domain.model import (
     TaskStatusUpdateEvent,
 )
 from reference_server.wire.fields import Reader
+from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
 from reference_server.wire.v1 import ROLES  # the 0.3 proto Role has the same names and numbers
 
@@ -168,11 +169,6 @@ def _data(r: Reader, raw: Any, part: Part) -> None:
 # --- encoders: canonical ProtoJSON of the 0.3 proto (camelCase, enum names, empty fields omitted)
 
 
-def _put(out: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "" and value != [] and value != {}:
-        out[key] = value
-
-
 def encode_part(part: Part) -> dict[str, Any]:
     """A 0.3 proto Part; a text or data part's filename/mediaType have no 0.3 field and are dropped."""
     out: dict[str, Any]
@@ -182,37 +178,31 @@ def encode_part(part: Part) -> dict[str, Any]:
         file: dict[str, Any] = {"fileWithUri": part.url}
         if part.raw is not None:
             file = {"fileWithBytes": base64.b64encode(part.raw).decode("ascii")}  # ProtoJSON bytes
-        _put(file, "mimeType", part.media_type)
-        _put(file, "name", part.filename)
+        put(file, "mimeType", part.media_type)
+        put(file, "name", part.filename)
         out = {"file": file}
     else:
         # a Struct must be an object: wrap any other JSON value, as the 0.3 JSON-RPC codec does
         data = part.data if isinstance(part.data, dict) else {"value": part.data}
         out = {"data": {"data": data}}
-    _put(out, "metadata", part.metadata)
+    put(out, "metadata", part.metadata)
     return out
 
 
 def encode_message(message: Message) -> dict[str, Any]:
     """A 0.3 proto Message: `content`, no `referenceTaskIds` (the 0.3 proto has no such field)."""
     out: dict[str, Any] = {"messageId": message.message_id}
-    _put(out, "contextId", message.context_id)
-    _put(out, "taskId", message.task_id)
+    put(out, "contextId", message.context_id)
+    put(out, "taskId", message.task_id)
     out["role"] = message.role.value
     out["content"] = [encode_part(part) for part in message.parts]
-    _put(out, "metadata", message.metadata)
-    _put(out, "extensions", message.extensions)
+    put(out, "metadata", message.metadata)
+    put(out, "extensions", message.extensions)
     return out
 
 
 def encode_artifact(artifact: Artifact) -> dict[str, Any]:
-    out: dict[str, Any] = {"artifactId": artifact.artifact_id}
-    _put(out, "name", artifact.name)
-    _put(out, "description", artifact.description)
-    out["parts"] = [encode_part(part) for part in artifact.parts]
-    _put(out, "metadata", artifact.metadata)
-    _put(out, "extensions", artifact.extensions)
-    return out
+    return encode_artifact_with(artifact, encode_part)
 
 
 def encode_status(status: TaskStatus) -> dict[str, Any]:
@@ -227,11 +217,11 @@ def encode_status(status: TaskStatus) -> dict[str, Any]:
 def encode_task(task: Task) -> dict[str, Any]:
     """A 0.3 proto Task (the service has already trimmed the history to historyLength)."""
     out: dict[str, Any] = {"id": task.id}
-    _put(out, "contextId", task.context_id)
+    put(out, "contextId", task.context_id)
     out["status"] = encode_status(task.status)
-    _put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
-    _put(out, "history", [encode_message(message) for message in task.history])
-    _put(out, "metadata", task.metadata)
+    put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
+    put(out, "history", [encode_message(message) for message in task.history])
+    put(out, "metadata", task.metadata)
     return out
 
 
@@ -259,7 +249,7 @@ def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
         # 0.3: the last event of a stream says final; written even when false, as 0.3 clients look for it
         "final": event.status.state.ends_stream,
     }
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -273,7 +263,7 @@ def _artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
         out["append"] = True
     if event.last_chunk:
         out["lastChunk"] = True
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -291,21 +281,21 @@ def encode_agent_card(card: Mapping[str, Any]) -> dict[str, Any]:
         out["preferredTransport"] = legacy[0]["protocolBinding"]
         out["additionalInterfaces"] = [{"url": i["url"], "transport": i["protocolBinding"]} for i in legacy]
     for key in ("provider", "version", "documentationUrl", "iconUrl", "securitySchemes"):
-        _put(out, key, card.get(key))
+        put(out, key, card.get(key))
     out["capabilities"] = {key: capabilities[key] for key in ("streaming", "pushNotifications", "extensions")
                            if key in capabilities}
-    _put(out, "security", card.get("securityRequirements"))
-    _put(out, "defaultInputModes", card.get("defaultInputModes"))
-    _put(out, "defaultOutputModes", card.get("defaultOutputModes"))
+    put(out, "security", card.get("securityRequirements"))
+    put(out, "defaultInputModes", card.get("defaultInputModes"))
+    put(out, "defaultOutputModes", card.get("defaultOutputModes"))
     out["skills"] = [_skill(skill) for skill in card.get("skills", [])]
     out["supportsAuthenticatedExtendedCard"] = bool(capabilities.get("extendedAgentCard"))
-    _put(out, "signatures", card.get("signatures"))
+    put(out, "signatures", card.get("signatures"))
     return out
 
 
 def _skill(skill: Mapping[str, Any]) -> dict[str, Any]:
     out = {key: value for key, value in skill.items() if key != "securityRequirements"}
-    _put(out, "security", skill.get("securityRequirements"))
+    put(out, "security", skill.get("securityRequirements"))
     return out
 
 

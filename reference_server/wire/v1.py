@@ -24,6 +24,7 @@ from reference_server.domain.model import (
     TaskStatusUpdateEvent,
 )
 from reference_server.wire.fields import Choices, Reader
+from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
 
 # a2a.proto enums: the ProtoJSON names are what we emit; parsers must also accept the numbers.
@@ -236,11 +237,6 @@ def _content_reason(r: Reader, found: list[str]) -> str:
 # --- encoders: canonical ProtoJSON (camelCase, enum names, unset and empty fields omitted)
 
 
-def _put(out: dict[str, Any], key: str, value: Any) -> None:
-    if value is not None and value != "" and value != [] and value != {}:
-        out[key] = value
-
-
 def encode_part(part: Part) -> dict[str, Any]:
     out: dict[str, Any] = {}
     if part.text is not None:
@@ -251,32 +247,26 @@ def encode_part(part: Part) -> dict[str, Any]:
         out["url"] = part.url
     else:
         out["data"] = part.data
-    _put(out, "metadata", part.metadata)
-    _put(out, "filename", part.filename)
-    _put(out, "mediaType", part.media_type)
+    put(out, "metadata", part.metadata)
+    put(out, "filename", part.filename)
+    put(out, "mediaType", part.media_type)
     return out
 
 
 def encode_message(message: Message) -> dict[str, Any]:
     out: dict[str, Any] = {"messageId": message.message_id}
-    _put(out, "contextId", message.context_id)
-    _put(out, "taskId", message.task_id)
+    put(out, "contextId", message.context_id)
+    put(out, "taskId", message.task_id)
     out["role"] = message.role.value
     out["parts"] = [encode_part(part) for part in message.parts]
-    _put(out, "metadata", message.metadata)
-    _put(out, "extensions", message.extensions)
-    _put(out, "referenceTaskIds", message.reference_task_ids)
+    put(out, "metadata", message.metadata)
+    put(out, "extensions", message.extensions)
+    put(out, "referenceTaskIds", message.reference_task_ids)
     return out
 
 
 def encode_artifact(artifact: Artifact) -> dict[str, Any]:
-    out: dict[str, Any] = {"artifactId": artifact.artifact_id}
-    _put(out, "name", artifact.name)
-    _put(out, "description", artifact.description)
-    out["parts"] = [encode_part(part) for part in artifact.parts]
-    _put(out, "metadata", artifact.metadata)
-    _put(out, "extensions", artifact.extensions)
-    return out
+    return encode_artifact_with(artifact, encode_part)
 
 
 def encode_status(status: TaskStatus) -> dict[str, Any]:
@@ -300,12 +290,12 @@ def encode_task(
 ) -> dict[str, Any]:
     """A Task; `include_artifacts=False` leaves out the `artifacts` key entirely (A2A §3.1.4)."""
     out: dict[str, Any] = {"id": task.id}
-    _put(out, "contextId", task.context_id)
+    put(out, "contextId", task.context_id)
     out["status"] = encode_status(task.status)
     if include_artifacts:
-        _put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
-    _put(out, "history", [encode_message(message) for message in _recent(task.history, history_length)])
-    _put(out, "metadata", task.metadata)
+        put(out, "artifacts", [encode_artifact(artifact) for artifact in task.artifacts])
+    put(out, "history", [encode_message(message) for message in _recent(task.history, history_length)])
+    put(out, "metadata", task.metadata)
     return out
 
 
@@ -326,7 +316,7 @@ def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
         "contextId": event.context_id,
         "status": encode_status(event.status),
     }
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -340,7 +330,7 @@ def _artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
         out["append"] = True
     if event.last_chunk:
         out["lastChunk"] = True
-    _put(out, "metadata", event.metadata)
+    put(out, "metadata", event.metadata)
     return out
 
 
@@ -373,13 +363,13 @@ def encode_task_page(
 
 def encode_push_config(config: PushConfig) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    _put(out, "id", config.id)
-    _put(out, "taskId", config.task_id)
+    put(out, "id", config.id)
+    put(out, "taskId", config.task_id)
     out["url"] = config.url
-    _put(out, "token", config.token)
+    put(out, "token", config.token)
     if config.authentication is not None:
         auth = {"scheme": config.authentication.scheme}
-        _put(auth, "credentials", config.authentication.credentials)
+        put(auth, "credentials", config.authentication.credentials)
         out["authentication"] = auth
     return out
 
