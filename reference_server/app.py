@@ -22,6 +22,7 @@ from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.discovery.card import build_card, public_details
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
+from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.service import A2AService
 from reference_server.settings import Settings
 
@@ -67,8 +68,12 @@ def create_app(
         return await jsonrpc.handle(request, scope_for(request))
 
     app.router.add_post("/a2a", jsonrpc_endpoint)  # BlackSheep also matches the trailing slash
+    app.router.add_get("/a2a", jsonrpc.not_posted)
     rest.mount(app.router, scope_for)
-    app.router.add_get("/.well-known/agent-card.json", public_card_endpoint(settings))
+    card = public_card_endpoint(settings)
+    app.router.add_get("/.well-known/agent-card.json", card)
+    app.router.add_head("/.well-known/agent-card.json", card)
+    app.router.fallback = not_found
     _schedule_eviction(app, pool)
     return app
 
@@ -78,6 +83,13 @@ def base_url(request: Request, settings: Settings) -> str:
     if settings.public_url:
         return settings.public_url
     return f"{request.scheme}://{request.host}"
+
+
+async def not_found(request: Request) -> Response:
+    """Anything else: a JSON 404 that says where A2A lives, instead of a bare text/plain one."""
+    error = MethodNotFound(f"No route {request.method} {request.path}: A2A is served at POST /a2a (JSON-RPC), "
+                           "under /a2a/v1 (HTTP+JSON) and /.well-known/agent-card.json (the card)")
+    return rest.error_response(error)
 
 
 def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:

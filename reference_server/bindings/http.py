@@ -8,7 +8,7 @@ from typing import Any
 
 from blacksheep import Content, Request, Response
 
-from reference_server.domain.errors import PayloadTooLarge, VersionNotSupported
+from reference_server.domain.errors import ParseError, PayloadTooLarge, VersionNotSupported
 
 A2A_JSON = b"application/a2a+json"
 JSON = b"application/json"
@@ -21,6 +21,18 @@ _VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
 
 def dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def parse_json(body: bytes) -> Any:
+    """The body as JSON; A2A §14.1.1: UTF-8 only, so any other encoding is a parse error that says so."""
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ParseError(f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(f"Invalid JSON payload: {exc}") from None
 
 
 def json_response(body: Any, status: int = 200, content_type: bytes = JSON) -> Response:

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 
 from blacksheep import Request, Response
 
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
-from reference_server.bindings.http import V0_3, V1_0, json_response, read_body, requested_version
+from reference_server.bindings.http import V0_3, V1_0, json_response, parse_json, read_body, requested_version
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
@@ -17,7 +16,6 @@ from reference_server.domain.errors import (
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
-    ParseError,
     VersionNotSupported,
     wire_error,
 )
@@ -38,7 +36,7 @@ async def handle(request: Request, scope: Scope) -> Response:
     request_id: Any = None
     version = V1_0
     try:
-        payload = _parse(await read_body(request, scope.settings.max_body_bytes))
+        payload = parse_json(await read_body(request, scope.settings.max_body_bytes))
         request_id = usable_id(payload)
         envelope = _envelope(payload)
         version = requested_version(request)
@@ -57,6 +55,14 @@ async def handle(request: Request, scope: Scope) -> Response:
         return error_response(renamed_fields(error, v03.field_path) if version == V0_3 else error, request_id)
 
 
+async def not_posted(request: Request) -> Response:
+    """JSON-RPC requests are POSTed (A2A §9.1); say so instead of a bare 404."""
+    response = error_response(InvalidRequest("The JSON-RPC endpoint takes POST requests with a JSON-RPC 2.0 body"))
+    response.status = 405
+    response.add_header(b"Allow", b"POST")
+    return response
+
+
 def error_response(error: A2AError, request_id: Any = None) -> Response:
     """JSON-RPC errors travel with HTTP 200 (SDK practice, A2A DIGEST §9.3), except transport-level ones."""
     status = wire_error(error).http_status if wire_error(error).http_status in (401, 413) else 200
@@ -66,13 +72,6 @@ def error_response(error: A2AError, request_id: Any = None) -> Response:
 def _result(request_id: Any, result: Any) -> dict[str, Any]:
     # design README: ids are echoed with their type unchanged, in every SSE event too
     return {"jsonrpc": "2.0", "id": request_id, "result": result}
-
-
-def _parse(body: bytes) -> Any:
-    try:
-        return json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ParseError(f"Invalid JSON payload: {exc}") from None
 
 
 def usable_id(payload: Any) -> Any:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
@@ -10,14 +9,22 @@ from typing import Any
 from blacksheep import Request, Response, Route, Router
 
 from reference_server.bindings.errors import renamed_fields, rest_error
-from reference_server.bindings.http import A2A_JSON, JSON, V0_3, V1_0, json_response, read_body, requested_version
+from reference_server.bindings.http import (
+    A2A_JSON,
+    JSON,
+    V0_3,
+    V1_0,
+    json_response,
+    parse_json,
+    read_body,
+    requested_version,
+)
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
     InvalidParams,
     MethodNotFound,
-    ParseError,
     VersionNotSupported,
 )
 from reference_server.wire import v03_rest, v1
@@ -137,7 +144,8 @@ async def _not_found(request: Request) -> Response:
 async def _params(request: Request, route: RestRoute, limit: int) -> dict[str, Any]:
     path_values = dict(request.route_values or {})
     if route.params == "query":
-        query = {k: v[-1] for k, v in request.query.items() if k.lower() != "a2a-version"}
+        # a repeated parameter stays a list, so the decoder can say it must be given once
+        query = {k: v[0] if len(v) == 1 else v for k, v in request.query.items() if k.lower() != "a2a-version"}
         return {**query, **path_values}
     body = await read_body(request, limit)
     parsed = _parse_body(body)
@@ -151,10 +159,7 @@ async def _params(request: Request, route: RestRoute, limit: int) -> dict[str, A
 def _parse_body(body: bytes) -> dict[str, Any]:
     if not body.strip():
         return {}  # REAL-CLIENTS §7.3: the JS client cancels with an empty body
-    try:
-        parsed = json.loads(body)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ParseError(f"Invalid JSON payload: {exc}") from None
+    parsed = parse_json(body)
     if not isinstance(parsed, dict):
         raise InvalidParams("The request body must be a JSON object")
     return parsed

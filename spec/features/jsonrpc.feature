@@ -56,3 +56,13 @@ Feature: The JSON-RPC 2.0 binding
   Scenario: A body over the limit is refused before it is parsed
     When the caller posts a JSON-RPC body of 17 MiB
     Then the call is refused with HTTP 413 as "Request body too large"
+
+  Scenario: A GET on the endpoint is refused with a hint
+    When the caller sends a GET to the JSON-RPC endpoint
+    Then the call fails with InvalidRequest
+    And the error message says "takes POST requests"
+
+  Scenario: A body that is not UTF-8 is a parse error that says so
+    When the caller posts a JSON-RPC body that is not UTF-8
+    Then the call fails with ParseError
+    And the error message says "not UTF-8"

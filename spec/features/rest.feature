@@ -80,3 +80,12 @@ Feature: The HTTP+JSON binding
   Scenario: An escaped colon in the path is not a route
     When the caller requests POST /message%3Asend
     Then the answer is HTTP 404 with the status NOT_FOUND
+
+  Scenario: A repeated query parameter is refused
+    When the caller requests GET /tasks?pageSize=1&pageSize=2
+    Then the answer is HTTP 400 naming the field "pageSize"
+
+  Scenario: A path outside the A2A endpoints gets a JSON 404 with a hint
+    When the caller requests GET on the server path /a2a/v2/tasks
+    Then the answer is HTTP 404 with the status NOT_FOUND
+    And the error message says "A2A is served at POST /a2a"

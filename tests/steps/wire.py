@@ -112,7 +112,7 @@ def _(world: Any, text: str) -> None:
     assert text in response.json()["error"]["message"]
 
 
-@when(parsers.parse("the caller requests {verb} {route}"))
+@when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) (?P<route>/\S*)$"))
 def _(world: Any, verb: str, route: str) -> None:
     client = world.client()
     response = world.http.request(verb, world.server.rest_prefix + route, headers=client.headers())
@@ -232,3 +232,26 @@ def _(world: Any, task_id: str) -> None:
     details = world.reply.raw["error"].get("data") or world.reply.raw["error"].get("details")
     info = next(d for d in details if d["@type"].endswith("ErrorInfo"))
     assert info["metadata"]["taskId"] == task_id, info
+
+
+@when("the caller sends a GET to the JSON-RPC endpoint")
+def _(world: Any) -> None:
+    client = world.client()
+    response = world.http.get(world.server.jsonrpc_path, headers=client.headers())
+    assert response.status_code == 405 and response.headers["Allow"] == "POST", response
+    world.reply = client.jsonrpc_reply(response, None, None)
+
+
+@when("the caller posts a JSON-RPC body that is not UTF-8")
+def _(world: Any) -> None:
+    client = world.client()
+    body = '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "é"}}'.encode("latin-1")
+    response = world.http.post(world.server.jsonrpc_path, content=body,
+                               headers={**client.headers(), "Content-Type": "application/json"})
+    world.reply = client.jsonrpc_reply(response, None, None)
+
+
+@when(parsers.parse("the caller requests GET on the server path {path}"))
+def _(world: Any, path: str) -> None:
+    client = world.client()
+    world.reply = client.rest_reply(world.http.get(path, headers=client.headers()), None)
