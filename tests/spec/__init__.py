@@ -1,0 +1,1 @@
+"""Tests of the JSON Schemas and of the spec itself."""
