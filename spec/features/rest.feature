@@ -89,3 +89,14 @@ Feature: The HTTP+JSON binding
     When the caller requests GET on the server path /a2a/v2/tasks
     Then the answer is HTTP 404 with the status NOT_FOUND
     And the error message says "A2A is served at POST /a2a"
+
+  Scenario: A task is canceled with an empty body, as the JS client sends it
+    When the caller sends "sleep 30" without waiting
+    And the caller cancels the task with an empty body
+    Then the task is canceled
+
+  Scenario: SubscribeToTask answers GET as well as POST
+    When the caller sends "sleep 1" without waiting
+    And the caller subscribes to the task with GET
+    Then the stream starts with the task working
+    And the stream ends with the task completed

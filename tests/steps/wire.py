@@ -10,7 +10,7 @@ from pytest_bdd import given, parsers, then, when
 from support.client import Reply
 from support.schemas import assert_valid
 
-from steps.tasks import send, text_message
+from steps.tasks import send, task_id, text_message
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
 
@@ -255,3 +255,19 @@ def _(world: Any) -> None:
 def _(world: Any, path: str) -> None:
     client = world.client()
     world.reply = client.rest_reply(world.http.get(path, headers=client.headers()), None)
+
+
+@when("the caller cancels the task with an empty body")
+def _(world: Any) -> None:
+    client = world.client()
+    path = f"{world.server.rest_prefix}/tasks/{task_id(world)}:cancel"
+    # REAL-CLIENTS §7.3: the JS client sends no body at all, with Content-Type: application/json
+    response = world.http.post(path, headers={**client.headers(), "Content-Type": "application/json"})
+    world.reply = client.rest_reply(response, "Task")
+
+
+@when("the caller subscribes to the task with GET")
+def _(world: Any) -> None:
+    client = world.client()
+    world.reply = None
+    world.stream = client.sse("GET", f"{client.rest_prefix}/tasks/{task_id(world)}:subscribe", {}, request_id=None)

@@ -128,9 +128,9 @@ class A2AClient:
             verb, path, placement, _ = REST_ROUTES[operation]
             url, rest_params = _fill(path, params)
             kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
-            return self._sse(verb, self.rest_prefix + url, kwargs, request_id=None)
+            return self.sse(verb, self.rest_prefix + url, kwargs, request_id=None)
         _, body, request_id = self._envelope(operation, params)
-        return self._sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id)
+        return self.sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id)
 
     # --- JSON-RPC ---
 
@@ -197,7 +197,8 @@ class A2AClient:
 
     # --- SSE ---
 
-    def _sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any) -> StreamReply:
+    def sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any) -> StreamReply:
+        """One SSE request as it is given, read to its end (every event validated)."""
         headers = {**self.headers(), "Accept": "text/event-stream"}
         with connect_sse(self.http, verb, self.url(url), headers=headers, **kwargs) as source:
             response = source.response
