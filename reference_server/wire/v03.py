@@ -62,7 +62,7 @@ def _configuration(r: Reader | None) -> SendConfiguration:
     push = r.optional_obj("pushNotificationConfig")
     return SendConfiguration(
         accepted_output_modes=r.str_list("acceptedOutputModes"),
-        push_config=_push_config(push) if push else None,
+        push_config=push_config(push) if push else None,
         history_length=r.optional_int("historyLength", minimum=0),
         # 0.3 states no default for `blocking`; both SDKs send true, and 1.0 blocks by default
         return_immediately=r.optional_bool("blocking") is False,
@@ -89,7 +89,7 @@ def decode_set_push_config(params: Any) -> PushConfig:
     """tasks/pushNotificationConfig/set (0.3 TaskPushNotificationConfig) as one flat 1.0 config."""
     r = Reader.root(params)
     task_id = r.required_str("taskId")
-    config = _push_config(r.required_obj("pushNotificationConfig"))
+    config = push_config(r.required_obj("pushNotificationConfig"))
     r.finish()
     config.task_id = task_id
     return config
@@ -119,7 +119,8 @@ def decode_delete_push_config(params: Any) -> tuple[str, str]:
 # --- object decoders
 
 
-def _push_config(r: Reader) -> PushConfig:
+def push_config(r: Reader) -> PushConfig:
+    """A 0.3 PushNotificationConfig (the same object in the JSON-RPC and the proto-JSON forms)."""
     auth = r.optional_obj("authentication")
     return PushConfig(
         url=r.required_str("url"),

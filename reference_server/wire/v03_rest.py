@@ -15,10 +15,8 @@ from typing import Any
 
 from reference_server.domain.model import (
     Artifact,
-    AuthenticationInfo,
     Message,
     Part,
-    PushConfig,
     SendConfiguration,
     SendRequest,
     StreamEvent,
@@ -31,6 +29,7 @@ from reference_server.domain.model import (
 from reference_server.wire.fields import Reader
 from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
+from reference_server.wire.v03 import push_config as _push_config  # the same object in both 0.3 forms
 from reference_server.wire.v1 import ROLES  # the 0.3 proto Role has the same names and numbers
 
 # the 0.3 proto spells this one state with two Ls; the others are the 1.0 names
@@ -87,22 +86,6 @@ def decode_get_task(params: Any) -> tuple[str, int | None]:
 
 
 # --- object decoders
-
-
-def _push_config(r: Reader) -> PushConfig:
-    auth = r.optional_obj("authentication")
-    return PushConfig(
-        url=r.required_str("url"),
-        id=r.optional_str("id"),
-        token=r.optional_str("token"),
-        authentication=_authentication(auth) if auth else None,
-    )
-
-
-def _authentication(r: Reader) -> AuthenticationInfo:
-    # 0.3 AuthenticationInfo.schemes[] -> 1.0 AuthenticationInfo.scheme: the first one
-    schemes = r.str_list("schemes", required=True, non_empty=True)
-    return AuthenticationInfo(schemes[0] if schemes else "", r.optional_str("credentials"))
 
 
 def _message(r: Reader) -> Message:
