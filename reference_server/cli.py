@@ -1,4 +1,4 @@
-"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace) on loopback."""
+"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or a folder of them."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -46,10 +46,22 @@ def prepare_demo_workspace(target: Path) -> str:
     return key
 
 
+def owner_workspaces(root: Path, scope_prefix: str) -> Callable[[], list[Workspace]]:
+    """Owner-host mode: every sub-folder <root>/<ownerId>/ is that owner's workspace, listed on every call,
+    so an owner added or removed applies to the next request (the design's Telegram host, generalised)."""
+
+    def workspaces() -> list[Workspace]:
+        return [Workspace(folder, owner_id=folder.name, scope_prefix=f"{scope_prefix}-{folder.name}")
+                for folder in sorted(root.iterdir()) if folder.is_dir() and not folder.name.startswith(".")]
+
+    return workspaces
+
+
 def banner(settings: Settings, workspace: Path, key: str | None) -> str:
     url = settings.public_url or f"http://{settings.host}:{settings.port}"
     lines = [
         f"A2A reference server on {url}",
+        f"  workspaces: every folder in {workspace} (one per owner)" if settings.workspace_root else
         f"  workspace: {workspace}",
         f"  public card: {url}/.well-known/agent-card.json",
     ]
@@ -74,16 +86,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
     key = None
-    if settings.workspace is None:
-        path = demo_workspace_path()
-        key = prepare_demo_workspace(path)
-    else:
-        path = settings.workspace.resolve()
+    if settings.workspace_root is not None:
+        path = settings.workspace_root.resolve()
         if not path.is_dir():
-            print(f"reference-server: --workspace {path} is not a folder", file=sys.stderr)
+            print(f"reference-server: --workspace-root {path} is not a folder", file=sys.stderr)
             return 2
-    workspace = Workspace(path, owner_id="owner", scope_prefix=settings.scope_prefix)
-    app = create_app(settings, lambda: [workspace], notifier=LoggingNotifier())
+        workspaces = owner_workspaces(path, settings.scope_prefix)
+    else:
+        if settings.workspace is None:
+            path = demo_workspace_path()
+            key = prepare_demo_workspace(path)
+        else:
+            path = settings.workspace.resolve()
+            if not path.is_dir():
+                print(f"reference-server: --workspace {path} is not a folder", file=sys.stderr)
+                return 2
+        single = Workspace(path, owner_id="owner", scope_prefix=settings.scope_prefix)
+        workspaces = lambda: [single]  # noqa: E731
+    app = create_app(settings, workspaces, notifier=LoggingNotifier())
     print(banner(settings, path, key), flush=True)
     uvicorn.run(app, host=settings.host, port=settings.port, timeout_graceful_shutdown=3,
                 log_level="info", access_log=False)

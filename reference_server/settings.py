@@ -32,6 +32,7 @@ class Settings:
     provider_model: str | None = None
     provider_api_key: str | None = None
     workspace: Path | None = None
+    workspace_root: Path | None = None
     host: str = "127.0.0.1"
     port: int = 8080
 
@@ -132,6 +133,8 @@ KEYS: tuple[_Key, ...] = (
          "API key of the provider (never logged)"),
     _Key("workspace", "Workspace", "--workspace", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
          "workspace to serve (default: the embedded demo workspace)"),
+    _Key("workspace_root", "WorkspaceRoot", "--workspace-root", lambda t: Path(_parse_text(t)).expanduser(),
+         "a folder path", "serve every sub-folder as the workspace of the owner it is named after"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )
@@ -162,6 +165,9 @@ def load_settings(env: Mapping[str, str], argv: Sequence[str] = ()) -> Settings:
         raw = getattr(args, key.attr)
         if raw is not None:
             settings = _apply(settings, key, raw, key.flag)
+    if settings.workspace is not None and settings.workspace_root is not None:
+        raise SettingsError("A2A__Workspace (--workspace) and A2A__WorkspaceRoot (--workspace-root) are both set; "
+                            "expected one of them: a single workspace, or a folder of owners' workspaces")
     if settings.provider_base_url and not settings.provider_model:
         raise SettingsError(
             "A2A__Provider__Model (--provider-model) is missing; expected a model name when "

@@ -125,3 +125,39 @@ def test_a_bad_setting_stops_start_up_with_a_message(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert result.returncode == 2
     assert "--port has the value 'eighty'; expected a port number 0-65535" in result.stderr
+
+
+def _owner(root: Path, owner: str, key: str, card_name: str) -> None:
+    a2a = root / owner / ".volcanic" / "a2a"
+    a2a.mkdir(parents=True)
+    (a2a / "callers.json").write_text(json.dumps([{"name": "bot", "key": key}]))
+    (a2a / "card.json").write_text(json.dumps({"name": card_name}))
+
+
+def test_a_workspace_root_serves_each_owner_folder_and_sees_new_ones(tmp_path: Path) -> None:
+    root = tmp_path / "owners"
+    _owner(root, "alice", "k_alice", "Alice's assistant")
+    _owner(root, "bob", "k_shared", "Bob's assistant")
+    served = serve(tmp_path, "--workspace-root", str(root))
+    try:
+        url = f"http://127.0.0.1:{served.port}/a2a/v1/extendedAgentCard"
+
+        def card(key: str) -> httpx.Response:
+            return httpx.get(url, headers={"X-API-Key": key, "A2A-Version": "1.0"})
+
+        assert card("k_alice").json()["name"] == "Alice's assistant"
+        assert card("k_shared").json()["name"] == "Bob's assistant"
+        _owner(root, "carol", "k_shared", "Carol's assistant")  # no restart: the next request sees carol
+        assert card("k_shared").status_code == 401
+    finally:
+        served.process.terminate()
+        served.process.wait(10)
+    log = (tmp_path / f"server-{served.port}.log").read_text()
+    assert "(owners: bob, carol)" in log and "k_shared" not in log
+
+
+def test_a_workspace_and_a_workspace_root_are_exclusive(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "reference_server", "--workspace", ".", "--workspace-root", "."],
+                            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "A2A__Workspace (--workspace) and A2A__WorkspaceRoot (--workspace-root) are both set" in result.stderr
