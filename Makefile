@@ -25,7 +25,7 @@ test: $(STAMP)  ## lint and type-check, then every test: unit tests, the executa
 conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
 	$(PY) scripts/conformance.py $(ARGS)
 
-schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json from spec/proto/a2a.proto
+schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json and a2a-v0.3-proto.json from spec/proto/
 	$(PY) scripts/gen_schemas.py
 
 lint: $(STAMP)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import sys
 from functools import cache
 from pathlib import Path
 from types import ModuleType
@@ -15,7 +16,6 @@ from referencing.exceptions import Unresolvable
 from support.schemas import SCHEMA_DIR, assert_valid, errors, load_registry, validator
 
 ROOT = SCHEMA_DIR.parents[1]
-PROTO = ROOT / "spec" / "proto" / "a2a.proto"
 V1 = "urn:a2a:v1#/$defs/"
 SCHEMA_FILES = sorted(SCHEMA_DIR.glob("*.json"))
 
@@ -26,6 +26,7 @@ def generator() -> ModuleType:
     spec = importlib.util.spec_from_file_location("gen_schemas", ROOT / "scripts" / "gen_schemas.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
 
@@ -47,41 +48,56 @@ def refs(schema: Any) -> list[str]:
 # --- the generator -----------------------------------------------------------------------------------
 
 
-def test_generated_schema_is_not_stale() -> None:
-    expected = generator().generate().encode("utf-8")
-    stale = "spec/schemas/a2a-v1.json is stale: run .venv/bin/python scripts/gen_schemas.py"
-    assert (SCHEMA_DIR / "a2a-v1.json").read_bytes() == expected, stale
+def targets() -> list[Any]:
+    return list(generator().TARGETS)
+
+
+@pytest.mark.parametrize("target", targets(), ids=lambda target: Path(target.output).name)
+def test_generated_schema_is_not_stale(target: Any) -> None:
+    expected = generator().generate(target).encode("utf-8")
+    stale = f"{target.output} is stale: run .venv/bin/python scripts/gen_schemas.py"
+    assert (ROOT / target.output).read_bytes() == expected, stale
 
 
 def test_check_flag_fails_on_stale_output_and_passes_after_regenerating(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     gen = generator()
-    output = tmp_path / "a2a-v1.json"
-    output.write_text("{}\n", encoding="utf-8")
+    for target in gen.TARGETS:
+        (tmp_path / target.proto).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target.proto).write_bytes((ROOT / target.proto).read_bytes())
+        (tmp_path / target.output).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / target.output).write_text("{}\n", encoding="utf-8")
     monkeypatch.setattr(gen, "ROOT", tmp_path)
-    monkeypatch.setattr(gen, "OUTPUT_PATH", output)
     assert gen.main(["--check"]) == 1
     assert "a2a-v1.json is stale" in capsys.readouterr().err
+    assert gen.main([]) == 0
+    (tmp_path / gen.V03_PROTO.output).write_text("{}\n", encoding="utf-8")
+    assert gen.main(["--check"]) == 1  # --check covers every output, not only the first
+    err = capsys.readouterr().err
+    assert "a2a-v0.3-proto.json is stale" in err and "a2a-v1.json" not in err
     assert gen.main([]) == 0
     assert gen.main(["--check"]) == 0
 
 
-def test_v1_has_one_definition_per_proto_message_and_enum() -> None:
-    proto = PROTO.read_text(encoding="utf-8")
-    declared = {line.split()[1] for line in proto.splitlines() if line.startswith(("message ", "enum "))}
-    defined = {name for name in load(SCHEMA_DIR / "a2a-v1.json")["$defs"] if not name.startswith("google.")}
-    assert defined == declared
+def proto_names(target: Any, keyword: str) -> set[str]:
+    """The top-level `message` or `enum` names the target's proto declares."""
+    lines = (ROOT / target.proto).read_text(encoding="utf-8").splitlines()
+    return {line.split()[1] for line in lines if line.startswith(keyword + " ")}
 
 
-def test_every_v1_message_rejects_unknown_fields() -> None:
+@pytest.mark.parametrize("target", targets(), ids=lambda target: Path(target.output).name)
+def test_one_definition_per_proto_message_and_enum(target: Any) -> None:
+    defined = {name for name in load(ROOT / target.output)["$defs"] if not name.startswith("google.")}
+    assert defined == proto_names(target, "message") | proto_names(target, "enum")
+
+
+@pytest.mark.parametrize("target", targets(), ids=lambda target: Path(target.output).name)
+def test_every_message_rejects_unknown_fields(target: Any) -> None:
     # design choice: the schemas check what our server emits, so strictness catches our bugs
-    defs = load(SCHEMA_DIR / "a2a-v1.json")["$defs"]
-    proto_messages = [
-        line for line in PROTO.read_text(encoding="utf-8").splitlines() if line.startswith("message ")
-    ]
+    defs = load(ROOT / target.output)["$defs"]
     messages = [schema for schema in defs.values() if "properties" in schema]
-    assert len(messages) == len(proto_messages)
+    assert len(messages) == len(proto_names(target, "message"))
     assert all(schema["additionalProperties"] is False for schema in messages)
 
 
@@ -308,6 +324,38 @@ def test_v03_accepts_a_task_with_kind() -> None:
 
 def test_v03_rejects_a_v1_task() -> None:
     assert errors(TASK, "urn:a2a:v0.3#/definitions/Task")
+
+
+# --- A2A 0.3 over HTTP+JSON: ProtoJSON of the 0.3 proto (generated) ------------------------------------
+
+V03_PROTO = "urn:a2a:v0.3-proto#/$defs/"
+TASK_V03_PROTO = {
+    "id": "t1",
+    "contextId": "c1",
+    "status": {"state": "TASK_STATE_CANCELLED", "timestamp": "2025-10-28T10:30:00.000Z"},
+    "history": [{"messageId": "m1", "role": "ROLE_USER", "content": [{"text": "hi"}]}],
+    "artifacts": [{"artifactId": "a1", "parts": [
+        {"file": {"fileWithBytes": "iVBORw0KGgo=", "mimeType": "image/png", "name": "a.png"}},  # name: SDK proto
+        {"data": {"data": {"k": "v"}}, "metadata": {"m": 1}},  # metadata: SDK proto
+    ]}],
+}
+
+
+def test_v03_proto_accepts_a_task_in_0_3_proto_json() -> None:
+    assert_valid(TASK_V03_PROTO, V03_PROTO + "Task")
+    assert_valid({"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_WORKING"},
+                                   "final": False}}, V03_PROTO + "StreamResponse")
+
+
+@pytest.mark.parametrize(("instance", "expected"), [
+    (TASK_V03, "('kind' was unexpected)"),
+    ({**TASK_V03_PROTO, "status": {"state": "TASK_STATE_CANCELED"}}, "'TASK_STATE_CANCELED' is not one of"),
+    ({**TASK_V03_PROTO, "history": [MESSAGE]}, "('parts' was unexpected)"),
+    ({**TASK_V03_PROTO, "artifacts": [{"artifactId": "a1", "parts": [{"raw": "AA=="}]}]}, "('raw' was unexpected)"),
+], ids=["JSON-RPC 0.3 task", "1.0 spelling of canceled", "1.0 message", "1.0 part"])
+def test_v03_proto_rejects(instance: Any, expected: str) -> None:
+    found = errors(instance, V03_PROTO + "Task")
+    assert any(expected in error for error in found), found
 
 
 # --- our own files -----------------------------------------------------------------------------------

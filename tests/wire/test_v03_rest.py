@@ -1,7 +1,8 @@
 """Tests for reference_server.wire.v03_rest: ProtoJSON of the A2A 0.3 proto, decoded to and encoded from the model.
 
 Every encoding is parsed strictly (unknown fields are errors) against the 0.3 proto as the official SDK compiles it
-(`a2a.compat.v0_3.a2a_v0_3_pb2`), so a misspelt field name fails here, not at a client.
+(`a2a.compat.v0_3.a2a_v0_3_pb2`) and validated against the schema generated from the 0.3 proto, so a misspelt
+field name fails here, not at a client.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import pytest
 from a2a.compat.v0_3 import a2a_v0_3_pb2 as pb
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
+from support.schemas import assert_valid
 
 from reference_server.discovery.card import CardDetails, build_card
 from reference_server.domain.errors import InvalidParams
@@ -43,7 +45,8 @@ def violations(decode: Callable[[Any], Any], params: Any) -> dict[str, str]:
 
 
 def strict(payload: dict[str, Any], proto: type[ProtoMessage]) -> ProtoMessage:
-    """Parse as the 0.3 proto with unknown fields refused: every name we write is a 0.3 proto name."""
+    """Parse as the 0.3 proto with unknown fields refused, and validate against spec/schemas/a2a-v0.3-proto.json."""
+    assert_valid(payload, "urn:a2a:v0.3-proto#/$defs/" + proto.DESCRIPTOR.name)
     return ParseDict(payload, proto(), ignore_unknown_fields=False)
 
 
