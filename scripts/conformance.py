@@ -11,7 +11,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "reports" / "conformance.json"
-PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "none-1.0")
+PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "rest-0.3", "none-1.0")
 
 
 def design_tests() -> list[str]:

@@ -25,8 +25,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_DIR = ROOT / "spec" / "snapshots"
 FEATURES_TESTS = ROOT / "tests" / "features"
 
-# Each scenario runs once per protocol: both bindings in A2A 1.0, plus 0.3 JSON-RPC when tagged @v0_3.
+# Each scenario runs once per protocol: both bindings in A2A 1.0, plus both bindings in A2A 0.3 when tagged
+# @v0_3 (0.3 HTTP+JSON is the 0.3 proto's REST transcoding: no ListTasks, the extended card on GET /v1/card).
+# @v0_3_only is for 0.3 JSON-RPC shapes (field names like message.parts[0].file.bytes).
 BOTH_BINDINGS = [("jsonrpc", "1.0"), ("rest", "1.0")]
+V0_3_BINDINGS = [("jsonrpc", "0.3"), ("rest", "0.3")]
+# @not_v0_3_rest: the scenario asks what 0.3 HTTP+JSON cannot say (proto3 reads a 0 as unset), so that run is a
+# strict xfail; the feature says why in a comment.
+NOT_ON_V0_3_REST = pytest.mark.xfail(reason="the 0.3 proto cannot express this scenario", strict=True)
 PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no_binding": [("none", "1.0")]}
 
 # step definitions are fixtures: importing them here makes them visible to every scenario
@@ -62,11 +68,14 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if not combos:
         combos = list(BOTH_BINDINGS)
     if "v0_3" in tags:
-        combos.append(("jsonrpc", "0.3"))
+        combos += V0_3_BINDINGS
     if "v0_3_only" in tags:
         combos = [("jsonrpc", "0.3")]
     protocols = [Protocol(*combo) for combo in combos]
-    metafunc.parametrize("protocol", protocols, ids=[p.id for p in protocols], indirect=True)
+    unlike = "not_v0_3_rest" in tags
+    params = [pytest.param(p, id=p.id, marks=[NOT_ON_V0_3_REST] if unlike and p.id == "rest-0.3" else [])
+              for p in protocols]
+    metafunc.parametrize("protocol", params, indirect=True)
 
 
 @pytest.fixture(autouse=True)

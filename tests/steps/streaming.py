@@ -279,14 +279,15 @@ def _(world: Any) -> None:
 
 @then("only the last status update is marked final")
 def _(world: Any) -> None:
-    results = [raw.get("result", raw) for raw in world.stream.raw_events]  # REST data has no JSON-RPC envelope
+    # the raw events: JSON-RPC envelopes around a result (0.3: `kind` "status-update"), or bare REST StreamResponses
+    results = [raw.get("result", raw) for raw in world.stream.raw_events]
+    updates = [r.get("statusUpdate", r) for r in results if "statusUpdate" in r or r.get("kind") == "status-update"]
+    finals = [update.get("final") for update in updates]
     if world.protocol.version == "0.3":
         # A2A 0.3 §7.2.2: the last status update of a stream says final: true, the earlier ones false
-        finals = [result["final"] for result in results if result["kind"] == "status-update"]
         assert finals == [False] * (len(finals) - 1) + [True], finals
     else:
         # A2A 1.0 dropped `final`: the stream closing after the last update is the end
-        finals = [result["statusUpdate"].get("final") for result in results if "statusUpdate" in result]
         assert finals == [None] * len(finals), finals
     assert len(finals) >= 2, finals
 

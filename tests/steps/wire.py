@@ -137,6 +137,7 @@ def _(world: Any, text: str) -> None:
 
 @then("the answer is in the 0.3 proto shape")
 def _(world: Any) -> None:
+    assert_valid(world.reply.body, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse")
     task = world.reply.body["task"]
     assert task["status"]["state"].startswith("TASK_STATE_"), task["status"]
     assert all("content" in m and "parts" not in m for m in task["history"]), task["history"]
@@ -158,8 +159,9 @@ def _(world: Any, status: int, outcome: str) -> None:
         assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
     elif outcome == "with an agent card":
         assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
-    elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard: no JSON Schema describes its ProtoJSON
-        assert reply.body["protocolVersion"].startswith("0.3") and "supportedInterfaces" not in reply.body
+    elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard, in ProtoJSON
+        assert_valid(reply.body, "urn:a2a:v0.3-proto#/$defs/AgentCard")
+        assert reply.body["protocolVersion"].startswith("0.3")
         assert reply.body["supportsAuthenticatedExtendedCard"] is True, reply.body
     else:
         raise AssertionError(f"unknown outcome {outcome!r}")

@@ -11,6 +11,8 @@ from httpx_sse import connect_sse
 
 from support.schemas import assert_valid
 from support.v03 import from_v03, to_v03_message
+from support.v03_rest import ROUTES as V03_REST_ROUTES
+from support.v03_rest import from_proto, to_proto_params
 
 V1 = "urn:a2a:v1#/$defs/"
 V03 = "urn:a2a:v0.3#/definitions/"
@@ -125,8 +127,8 @@ class A2AClient:
 
     def stream(self, operation: str, params: dict[str, Any]) -> StreamReply:
         if self.binding == "rest":
-            verb, path, placement, _ = REST_ROUTES[operation]
-            url, rest_params = _fill(path, params)
+            verb, path, placement, _ = self._route(operation)
+            url, rest_params = _fill(path, self._rest_params(operation, params))
             kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
             return self.sse(verb, self.rest_prefix + url, kwargs, request_id=None)
         _, body, request_id = self._envelope(operation, params)
@@ -171,11 +173,20 @@ class A2AClient:
             assert_valid(result, V1 + schema)
         return result
 
-    # --- REST ---
+    # --- REST: 1.0 routes and ProtoJSON, or the 0.3 proto's routes and ProtoJSON (converted to 1.0 shapes) ---
+
+    def _route(self, operation: str) -> tuple[str, str, str, str]:
+        if self.version != "0.3":
+            return REST_ROUTES[operation]
+        assert operation in V03_REST_ROUTES, f"0.3 HTTP+JSON has no {operation}: do not tag the scenario @v0_3"
+        return V03_REST_ROUTES[operation]
+
+    def _rest_params(self, operation: str, params: dict[str, Any]) -> dict[str, Any]:
+        return to_proto_params(operation, params) if self.version == "0.3" else params
 
     def _rest(self, operation: str, params: dict[str, Any]) -> Reply:
-        verb, path, placement, schema = REST_ROUTES[operation]
-        url, rest_params = _fill(path, params)
+        verb, path, placement, schema = self._route(operation)
+        url, rest_params = _fill(path, self._rest_params(operation, params))
         if placement == "body":
             response = self.http.request(verb, self.url(self.rest_prefix + url), headers=self.headers(),
                                          json=rest_params)
@@ -190,10 +201,15 @@ class A2AClient:
             assert_valid(payload, WIRE + "RestError")
             return Reply(response.status_code, error=_rest_error(payload, response.status_code),
                          headers=response.headers, raw=payload)
-        assert response.headers["content-type"].startswith("application/a2a+json")
-        if schema:
+        # A2A §11.1: application/a2a+json in 1.0; 0.3 HTTP+JSON answers application/json (protocol.md A23)
+        content_type = "application/json" if self.version == "0.3" else "application/a2a+json"
+        assert response.headers["content-type"].startswith(content_type), response.headers["content-type"]
+        body = payload
+        if schema and self.version == "0.3":
+            body = from_proto(schema, payload)
+        elif schema:
             assert_valid(payload, V1 + schema)
-        return Reply(200, body=payload, headers=response.headers, raw=payload)
+        return Reply(200, body=body, headers=response.headers, raw=payload)
 
     # --- SSE ---
 
@@ -218,9 +234,11 @@ class A2AClient:
         if self.binding == "rest":
             if kind == "error":
                 stream.error = _rest_error(data, 200)
-                return
-            assert_valid(data, V1 + "StreamResponse")
-            stream.events.append(data)
+            elif self.version == "0.3":
+                stream.events.append(from_proto("StreamResponse", data))
+            else:
+                assert_valid(data, V1 + "StreamResponse")
+                stream.events.append(data)
             return
         assert _same_id(data.get("id"), request_id), f"event id {data.get('id')!r} is not {request_id!r}"
         if "error" in data:

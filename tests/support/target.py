@@ -51,8 +51,10 @@ def discover(url: str) -> TargetServer:
         key = (interface["protocolBinding"], interface["protocolVersion"])
         paths.setdefault(key, urlsplit(interface["url"]).path.rstrip("/"))
     jsonrpc, rest = paths.get(("JSONRPC", "1.0"), ""), paths.get(("HTTP+JSON", "1.0"), "")
-    # the client speaks 0.3 JSON-RPC at the 1.0 JSON-RPC path, so a 0.3 interface elsewhere is not used
-    usable = {key for key, path in paths.items() if key[0] != "JSONRPC" or path == jsonrpc}
+    # the client speaks 0.3 at the 1.0 paths: JSON-RPC at the same path, HTTP+JSON with the 0.3 proto's /v1 routes
+    # under the 1.0 prefix (a 0.3 interface at <x> serves <x>/v1/...), so a 0.3 interface elsewhere is not used
+    same_path = {"JSONRPC": jsonrpc, "HTTP+JSON": rest.removesuffix("/v1")}
+    usable = {key for key, path in paths.items() if key[1] != "0.3" or path == same_path.get(key[0])}
     return TargetServer(url, jsonrpc, rest, usable)
 
 
