@@ -38,14 +38,16 @@ def outcome_of(results: list[dict[str, str]]) -> str:
 def table(title: str, rows: dict[str, dict[str, list[dict[str, str]]]], names: list[str]) -> list[str]:
     used = [p for p in PROTOCOLS if any(rows[n].get(p) for n in names)]
     width = max([len(title), *map(len, names)]) + 2
-    lines = [title.ljust(width) + "".join(p.ljust(14) for p in used)]
+    lines = [title.ljust(width) + "".join(p.ljust(16) for p in used)]
     for name in names:
         cells = []
         for protocol in used:
             results = rows[name].get(protocol, [])
             passed = sum(r["outcome"] == "passed" for r in results)
             cell = outcome_of(results)
-            cells.append((f"{cell} {passed}/{len(results)}" if results else "-").ljust(14))
+            xfailed = sum(r["outcome"] == "xfailed" for r in results)
+            text = f"{cell} {passed}/{len(results)}" + (f" {xfailed}xf" if xfailed and cell != "xfail" else "")
+            cells.append((text if results else "-").ljust(16))
         lines.append(name.ljust(width) + "".join(cells))
     return lines
 
