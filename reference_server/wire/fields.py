@@ -238,17 +238,22 @@ class Reader:
             return None
         return dict(value)
 
-    def str_list(self, name: str, *, required: bool = False, non_empty: bool = False) -> list[str]:
+    def _list(self, name: str, *, required: bool, non_empty: bool, kind: str) -> list[Any]:
+        """A repeated field: [] when absent (a violation if required) or not a list; checks non_empty."""
         value = self._get(name, unwrap=False)
         if value is _ABSENT:
             if required:
                 self.fail(name, "is required")
             return []
         if not isinstance(value, list):
-            self.fail(name, "must be a list of strings")
+            self.fail(name, f"must be {kind}")
             return []
         if non_empty and not value:
             self.fail(name, "must not be empty")
+        return value
+
+    def str_list(self, name: str, *, required: bool = False, non_empty: bool = False) -> list[str]:
+        value = self._list(name, required=required, non_empty=non_empty, kind="a list of strings")
         for index, item in enumerate(value):
             if not isinstance(item, str):
                 self.fail(f"{name}[{index}]", "must be a string")
@@ -273,16 +278,7 @@ class Reader:
 
     def items(self, name: str, *, required: bool = False, non_empty: bool = False) -> list[Reader]:
         """A list of objects, one reader per item (`parts[0]`, `parts[1]`...)."""
-        value = self._get(name, unwrap=False)
-        if value is _ABSENT:
-            if required:
-                self.fail(name, "is required")
-            return []
-        if not isinstance(value, list):
-            self.fail(name, "must be a list")
-            return []
-        if non_empty and not value:
-            self.fail(name, "must not be empty")
+        value = self._list(name, required=required, non_empty=non_empty, kind="a list")
         readers = []
         for index, item in enumerate(value):
             item_name = f"{name}[{index}]"
