@@ -47,6 +47,34 @@ def _params_object(params: Any) -> Any:
     return params
 
 
+# --- the domain side of each operation: the same whatever the version or the binding ---
+
+
+def _send(scope: Scope, request: Any) -> Awaitable[Any]:
+    return scope.service.send_message(scope.caller, request)
+
+
+def _stream(scope: Scope, request: Any) -> Any:
+    return scope.service.stream_message(scope.caller, request)
+
+
+def _get(scope: Scope, params: Any) -> Awaitable[Any]:
+    task_id, history_length = params
+    return scope.service.get_task(scope.caller, task_id, history_length)
+
+
+def _list(scope: Scope, query: Any) -> Awaitable[Any]:
+    return scope.service.list_tasks(scope.caller, query)
+
+
+def _cancel(scope: Scope, task_id: Any) -> Awaitable[Any]:
+    return scope.service.cancel_task(scope.caller, task_id)
+
+
+def _subscribe(scope: Scope, task_id: Any) -> Any:
+    return scope.service.subscribe_to_task(scope.caller, task_id)
+
+
 async def _extended_card_v1(scope: Scope, params: Any) -> dict[str, Any]:
     details = await scope.service.extended_card(scope.caller)
     return build_card(details, scope.base_url, scope.settings)
@@ -62,115 +90,59 @@ async def _extended_card_v03_rest(scope: Scope, params: Any) -> dict[str, Any]:
     return v03_rest.encode_agent_card(build_card(details, scope.base_url, scope.settings))
 
 
+def _of(encode: Callable[[Any], Any]) -> Encode:
+    """An encoder that needs only the result."""
+    return lambda result, params: encode(result)
+
+
+def _as_is(result: Any, params: Any) -> Any:
+    return result
+
+
+def _no_push_operations(*names: str) -> dict[str, Operation]:
+    return {name: Operation(_params_object, _no_push, _as_is) for name in names}
+
+
 # A2A 1.0, both bindings, by 1.0 method name (a2a.proto)
 V1_OPERATIONS: dict[str, Operation] = {
-    "SendMessage": Operation(
-        v1.decode_send_request,
-        lambda s, p: s.service.send_message(s.caller, p),
-        lambda r, p: v1.encode_send_response(r),
-    ),
-    "SendStreamingMessage": Operation(
-        v1.decode_send_request,
-        lambda s, p: s.service.stream_message(s.caller, p),
-        lambda e, p: v1.encode_stream_event(e),
-        streaming=True,
-    ),
-    "GetTask": Operation(
-        v1.decode_get_task,
-        lambda s, p: s.service.get_task(s.caller, p[0], p[1]),
-        lambda r, p: v1.encode_task(r),
-    ),
+    "SendMessage": Operation(v1.decode_send_request, _send, _of(v1.encode_send_response)),
+    "SendStreamingMessage": Operation(v1.decode_send_request, _stream, _of(v1.encode_stream_event), streaming=True),
+    "GetTask": Operation(v1.decode_get_task, _get, _of(v1.encode_task)),
     "ListTasks": Operation(
-        v1.decode_list_tasks,
-        lambda s, p: s.service.list_tasks(s.caller, p),
+        v1.decode_list_tasks, _list,
         lambda r, p: v1.encode_task_page(r, history_length=None, include_artifacts=p.include_artifacts),
     ),
-    "CancelTask": Operation(
-        v1.decode_task_id,
-        lambda s, p: s.service.cancel_task(s.caller, p),
-        lambda r, p: v1.encode_task(r),
-    ),
-    "SubscribeToTask": Operation(
-        v1.decode_task_id,
-        lambda s, p: s.service.subscribe_to_task(s.caller, p),
-        lambda e, p: v1.encode_stream_event(e),
-        streaming=True,
-    ),
-    "CreateTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "GetTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "ListTaskPushNotificationConfigs": Operation(_params_object, _no_push, lambda r, p: r),
-    "DeleteTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "GetExtendedAgentCard": Operation(_params_object, _extended_card_v1, lambda r, p: r),
+    "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v1.encode_task)),
+    "SubscribeToTask": Operation(v1.decode_task_id, _subscribe, _of(v1.encode_stream_event), streaming=True),
+    **_no_push_operations("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+                          "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"),
+    "GetExtendedAgentCard": Operation(_params_object, _extended_card_v1, _as_is),
 }
 
-# A2A 0.3 JSON-RPC, by 0.3 method name (0.3 JSON Schema shapes)
+# A2A 0.3 JSON-RPC, by 0.3 method name (0.3 JSON Schema shapes); no ListTasks in 0.3
 V03_OPERATIONS: dict[str, Operation] = {
-    "message/send": Operation(
-        v03.decode_send_params,
-        lambda s, p: s.service.send_message(s.caller, p),
-        lambda r, p: v03.encode_send_result(r),
-    ),
-    "message/stream": Operation(
-        v03.decode_send_params,
-        lambda s, p: s.service.stream_message(s.caller, p),
-        lambda e, p: v03.encode_stream_event(e),
-        streaming=True,
-    ),
-    "tasks/get": Operation(
-        v03.decode_task_query,
-        lambda s, p: s.service.get_task(s.caller, p[0], p[1]),
-        lambda r, p: v03.encode_task(r),
-    ),
-    "tasks/cancel": Operation(
-        v03.decode_task_id_params,
-        lambda s, p: s.service.cancel_task(s.caller, p),
-        lambda r, p: v03.encode_task(r),
-    ),
-    "tasks/resubscribe": Operation(
-        v03.decode_task_id_params,
-        lambda s, p: s.service.subscribe_to_task(s.caller, p),
-        lambda e, p: v03.encode_stream_event(e),
-        streaming=True,
-    ),
-    "tasks/pushNotificationConfig/set": Operation(_params_object, _no_push, lambda r, p: r),
-    "tasks/pushNotificationConfig/get": Operation(_params_object, _no_push, lambda r, p: r),
-    "tasks/pushNotificationConfig/list": Operation(_params_object, _no_push, lambda r, p: r),
-    "tasks/pushNotificationConfig/delete": Operation(_params_object, _no_push, lambda r, p: r),
-    "agent/getAuthenticatedExtendedCard": Operation(_params_object, _extended_card_v03, lambda r, p: r),
+    "message/send": Operation(v03.decode_send_params, _send, _of(v03.encode_send_result)),
+    "message/stream": Operation(v03.decode_send_params, _stream, _of(v03.encode_stream_event), streaming=True),
+    "tasks/get": Operation(v03.decode_task_query, _get, _of(v03.encode_task)),
+    "tasks/cancel": Operation(v03.decode_task_id_params, _cancel, _of(v03.encode_task)),
+    "tasks/resubscribe": Operation(v03.decode_task_id_params, _subscribe, _of(v03.encode_stream_event),
+                                   streaming=True),
+    **_no_push_operations("tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+                          "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"),
+    "agent/getAuthenticatedExtendedCard": Operation(_params_object, _extended_card_v03, _as_is),
 }
 
 # A2A 0.3 HTTP+JSON, by the 0.3 proto's rpc names (ProtoJSON of the 0.3 proto, DIGEST §16 A23); no ListTasks
 V03_REST_OPERATIONS: dict[str, Operation] = {
-    "SendMessage": Operation(
-        v03_rest.decode_send_request,
-        lambda s, p: s.service.send_message(s.caller, p),
-        lambda r, p: v03_rest.encode_send_response(r),
-    ),
-    "SendStreamingMessage": Operation(
-        v03_rest.decode_send_request,
-        lambda s, p: s.service.stream_message(s.caller, p),
-        lambda e, p: v03_rest.encode_stream_event(e),
-        streaming=True,
-    ),
-    "GetTask": Operation(
-        v03_rest.decode_get_task,
-        lambda s, p: s.service.get_task(s.caller, p[0], p[1]),
-        lambda r, p: v03_rest.encode_task(r),
-    ),
-    "CancelTask": Operation(
-        v1.decode_task_id,  # the id comes from the path; the body (the proto's `name`) is not needed
-        lambda s, p: s.service.cancel_task(s.caller, p),
-        lambda r, p: v03_rest.encode_task(r),
-    ),
-    "TaskSubscription": Operation(
-        v1.decode_task_id,
-        lambda s, p: s.service.subscribe_to_task(s.caller, p),
-        lambda e, p: v03_rest.encode_stream_event(e),
-        streaming=True,
-    ),
-    "CreateTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "GetTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "ListTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "DeleteTaskPushNotificationConfig": Operation(_params_object, _no_push, lambda r, p: r),
-    "GetAgentCard": Operation(_params_object, _extended_card_v03_rest, lambda r, p: r),
+    "SendMessage": Operation(v03_rest.decode_send_request, _send, _of(v03_rest.encode_send_response)),
+    "SendStreamingMessage": Operation(v03_rest.decode_send_request, _stream, _of(v03_rest.encode_stream_event),
+                                      streaming=True),
+    "GetTask": Operation(v03_rest.decode_get_task, _get, _of(v03_rest.encode_task)),
+    # the id comes from the path; the body (the proto's `name`) is not needed
+    "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v03_rest.encode_task)),
+    "TaskSubscription": Operation(v1.decode_task_id, _subscribe, _of(v03_rest.encode_stream_event),
+                                  streaming=True),
+    **_no_push_operations("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
+                          "ListTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"),
+    "GetAgentCard": Operation(_params_object, _extended_card_v03_rest, _as_is),
 }
