@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 
 @dataclass(frozen=True)
@@ -144,7 +143,6 @@ class WireError:
     http_status: int
     grpc_status: str
     reason: str | None  # google.rpc.ErrorInfo reason; None for plain JSON-RPC errors
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # The error table: A2A v1.0.1 §5.4 for A2A errors, JSON-RPC 2.0 + §3.3.2 for the generic ones.

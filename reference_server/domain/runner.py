@@ -86,7 +86,7 @@ class TaskRun:
         self._chunks = 0
         self._partial = ""  # the text streamed so far of the assistant message in progress
         self._started = time.monotonic()
-        self._job: asyncio.Task[None] | None = None
+        self._job: asyncio.Task[None] | None = None  # held so the event loop cannot drop the running task
 
     @property
     def task(self) -> Task:

@@ -11,9 +11,9 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from steps.common import workspace_of, write_json
+from steps.common import wait_until, workspace_of, write_json
 from steps.files import file_part
-from steps.lifecycle import INBOX_STAMP, SYSTEM_PROMPT_SCRIPT, inbox_files, session_records, the_prompt, wait_for
+from steps.lifecycle import INBOX_STAMP, SYSTEM_PROMPT_SCRIPT, inbox_files, session_records, the_prompt
 from steps.tasks import remember, response_text, send, text_message, the_task
 
 # --- hops and the event bus ---
@@ -47,7 +47,7 @@ def _inbound(world: Any) -> list[dict[str, Any]]:
 
 @then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
 def _(world: Any, hops: int, caller: str) -> None:
-    events = wait_for(lambda: _inbound(world), "a2a.inbound")
+    events = wait_until(lambda: _inbound(world), "a2a.inbound")
     assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], events
     # design step 4: emitted before the prompt, so the session had not recorded it yet
     assert events[0]["prompts_before"] == 0, events[0]

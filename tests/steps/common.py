@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
 import secrets
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -11,6 +14,19 @@ from pytest_bdd import given, parsers, then, when
 from support.target import TARGET_KEY
 
 from reference_server.domain.callers import Workspace
+
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")  # the server's ids
+TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")  # design README: RFC 3339, ms, Z
+WAIT_SECONDS = 10.0
+
+
+def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
+    """Poll until condition returns something truthy (no fixed sleeps); fail naming `what` after timeout."""
+    deadline = time.monotonic() + timeout
+    while not (value := condition()):
+        assert time.monotonic() < deadline, f"timed out after {timeout:.0f}s waiting for {what}"
+        time.sleep(0.02)
+    return value
 
 
 def new_key() -> str:

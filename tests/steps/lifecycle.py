@@ -9,9 +9,8 @@ from __future__ import annotations
 import json
 import logging
 import re
-import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -20,14 +19,11 @@ from pytest_bdd import given, parsers, then, when
 from support.live import LiveServer
 from support.schemas import assert_valid
 
-from steps.common import workspace_of, write_json
+from steps.common import TIMESTAMP, UUID, wait_until, workspace_of, write_json
 from steps.tasks import STATES, remember, status_text, task_id
 
 TASK_FILE = "urn:reference-server:task-file"
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")  # design README: RFC 3339, ms, Z
 INBOX_STAMP = r"\d{8}-\d{6}"
-WAIT_SECONDS = 10.0
 SYSTEM_PROMPT_SCRIPT = {  # docs/scripted-agent.md: {system} is the system prompt of the run
     "description": "answers 'system prompt' with the system prompt of the run, echoes anything else",
     "rules": [
@@ -35,18 +31,6 @@ SYSTEM_PROMPT_SCRIPT = {  # docs/scripted-agent.md: {system} is the system promp
         {"match": "", "turns": [[{"say": "{text}"}]]},
     ],
 }
-
-
-def wait_for(condition: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
-    """Poll condition until it returns something truthy; fail naming `what` after timeout seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() > deadline:
-            raise AssertionError(f"timed out after {timeout:.0f}s waiting for {what}")
-        time.sleep(0.02)
 
 
 # --- the workspace's files ---
@@ -252,7 +236,7 @@ def _(world: Any, caplog: pytest.LogCaptureFixture, state: str) -> None:
     def ends() -> list[re.Match[str]]:
         return [m for r in caplog.records if (m := line.match(r.getMessage()))]
 
-    found = wait_for(ends, "the task-end log line")
+    found = wait_until(ends, "the task-end log line")
     assert len(found) == 1, [m.group(0) for m in found]
     owner, caller, logged_state, duration = found[0].groups()
     assert (owner, caller, logged_state) == (next(iter(world.workspaces)), world.caller, state)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -12,10 +11,8 @@ import httpx
 from pytest_bdd import parsers, then, when
 from support.client import A2AClient, StreamReply
 
-from steps.common import workspace_of
-from steps.tasks import STATE, STATES, UUID, as_caller, quoted, remember, task_id, text_message
-
-TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")  # design README: RFC 3339, ms, Z
+from steps.common import TIMESTAMP, UUID, workspace_of
+from steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
 
 
 def open_stream(world: Any, operation: str, params: dict[str, Any]) -> StreamReply:

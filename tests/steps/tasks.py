@@ -6,13 +6,13 @@ import json
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from steps.common import new_key, workspace_of, write_json
+from steps.common import UUID, new_key, wait_until, workspace_of, write_json
 
 STATES = {
     "submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "completed": "TASK_STATE_COMPLETED",
@@ -20,9 +20,7 @@ STATES = {
     "rejected": "TASK_STATE_REJECTED", "auth-required": "TASK_STATE_AUTH_REQUIRED",
 }
 STATE = "(?P<state>" + "|".join(STATES) + ")"
-UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 QUOTED = re.compile(r'"([^"]*)"')
-WAIT_SECONDS = 10.0
 
 
 # --- helpers the other step modules use ---
@@ -91,15 +89,6 @@ def status_text(task: dict[str, Any]) -> str:
 def quoted(text: str) -> list[str]:
     """The quoted strings of a step argument: '"a", "b" and "c"' → ["a", "b", "c"]."""
     return QUOTED.findall(text)
-
-
-def wait_until(condition: Callable[[], Any], what: str, timeout: float = WAIT_SECONDS) -> Any:
-    """Poll until condition returns something truthy (no fixed sleeps); fail naming `what` after timeout."""
-    deadline = time.monotonic() + timeout
-    while not (value := condition()):
-        assert time.monotonic() < deadline, f"timed out after {timeout:.0f}s waiting for {what}"
-        time.sleep(0.02)
-    return value
 
 
 @contextmanager
