@@ -31,3 +31,7 @@ Feature: One error table for both bindings
     When the caller gets the task "00000000-0000-4000-8000-000000000000"
     Then the call fails with TaskNotFound
     And the error metadata names the task "00000000-0000-4000-8000-000000000000"
+
+  Scenario: A body over the size limit is refused before it is parsed
+    When the caller sends a message of 17 MiB
+    Then the call is refused as too large, with the limit in the message

@@ -53,10 +53,6 @@ Feature: The JSON-RPC 2.0 binding
     When the caller fetches the extended agent card at "/a2a/"
     Then the call succeeds
 
-  Scenario: A body over the limit is refused before it is parsed
-    When the caller posts a JSON-RPC body of 17 MiB
-    Then the call is refused with HTTP 413 as "Request body too large"
-
   Scenario: A GET on the endpoint is refused with a hint
     When the caller sends a GET to the JSON-RPC endpoint
     Then the call fails with InvalidRequest

@@ -95,21 +95,17 @@ def _(world: Any, path: str) -> None:
     world.reply = _raw_jsonrpc(world, "GetExtendedAgentCard", {}, 1, path)
 
 
-@when(parsers.parse("the caller posts a JSON-RPC body of {mebibytes:d} MiB"))
+@when(parsers.parse("the caller sends a message of {mebibytes:d} MiB"))
 def _(world: Any, mebibytes: int) -> None:
-    padding = "x" * (mebibytes * 1024 * 1024)
-    body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"pad": padding}})
-    response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers={**world.client().headers(),
-                                                                       "Content-Type": "application/json"})
-    world.notes["response"] = response
+    message = {**text_message("x" * (mebibytes * 1024 * 1024))}
+    world.reply = world.client().call("SendMessage", {"message": message})
 
 
-@then(parsers.parse('the call is refused with HTTP 413 as "{text}"'))
-def _(world: Any, text: str) -> None:
-    response = world.notes["response"]
-    assert response.status_code == 413, response.status_code
-    assert_valid(response.json(), "urn:reference-server:wire-errors#/$defs/JsonRpcError")
-    assert text in response.json()["error"]["message"]
+@then("the call is refused as too large, with the limit in the message")
+def _(world: Any) -> None:
+    reply = world.reply
+    assert reply.http_status == 413 and reply.error is not None, reply.http_status
+    assert "Request body too large" in reply.error.message and "A2A__MaxBodyBytes" in reply.error.message
 
 
 @when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) (?P<route>/\S*)$"))

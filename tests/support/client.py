@@ -153,7 +153,10 @@ class A2AClient:
         payload = response.json()
         if "error" in payload:
             assert_valid(payload, WIRE + "JsonRpcError")
-            assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
+            # JSON-RPC 2.0 §5: the id is null only when it could not be read (bad JSON, a body never parsed)
+            unreadable = payload["error"]["code"] == -32700 or response.status_code == 413
+            if not (unreadable and payload["id"] is None):
+                assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
             return Reply(response.status_code, error=_jsonrpc_error(payload, response.status_code),
                          headers=response.headers, raw=payload)
         assert_valid(payload, WIRE + "JsonRpcSuccess")
