@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
 
-from blacksheep import Application, Request, Response, Router
+from blacksheep import Application, Content, Request, Response, Router
 
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
@@ -103,8 +103,6 @@ def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:
                    (b"Last-Modified", started.encode())]
         if request.get_first_header(b"If-None-Match") == etag:
             return Response(304, headers, None)
-        from blacksheep import Content
-
         return Response(200, headers, Content(b"application/json", body))
 
     return public_card
