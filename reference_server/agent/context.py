@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from reference_server.disk import StatCache
+
 PREAMBLE = (
     "You are the assistant of this workspace. File tools take paths relative to the workspace; "
     "use send to deliver text or a file to the person you are talking to."
@@ -21,8 +23,20 @@ def system_prompt(workspace: Path) -> str:
     """The preamble, then one section per context file present (AGENTS.md wins over CLAUDE.md)."""
     parts = [PREAMBLE]
     for candidates, title in _SECTIONS:
-        found = next((workspace / name for name in candidates if (workspace / name).is_file()), None)
+        found = next(((name, text) for name in candidates if (text := _TEXTS.get(workspace / name)) is not None),
+                     None)
         if found is not None:
-            text = found.read_text(encoding="utf-8", errors="replace").strip()
-            parts.append(f"# {title} ({found.name})\n\n{text}")
+            parts.append(f"# {title} ({found[0]})\n\n{found[1]}")
     return "\n\n".join(parts)
+
+
+def _text(path: Path) -> str | None:
+    """The file's text, stripped; None when it is not a readable file."""
+    try:
+        return path.read_text(encoding="utf-8", errors="replace").strip()
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+        return None
+
+
+# the context files are checked when each run starts (so edits apply) and read again only when they change
+_TEXTS: StatCache[str | None] = StatCache(_text)

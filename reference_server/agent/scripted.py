@@ -22,6 +22,7 @@ from reference_server.agent.script import (
     Step,
     parse_script,
 )
+from reference_server.disk import StatCache
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
 WORKSPACE_SCRIPT = Path(".volcanic") / "a2a" / "script.json"
@@ -50,16 +51,32 @@ class ScriptedProvider:
                 yield event
 
     def _load(self, workspace: Path) -> tuple[list[Rule], str]:
-        # design README: the script is read on every run, so an edit applies to the next one
+        # design README: the script is checked on every run, so an edit applies to the next one
         path, shown = workspace / WORKSPACE_SCRIPT, WORKSPACE_SCRIPT.as_posix()
-        if not path.exists():
+        loaded = _SCRIPTS.get(path)
+        if loaded is None:
             path, shown = self._default, self._default.name
-        try:
-            return parse_script(path.read_text(encoding="utf-8")), shown
-        except ScriptError as error:
-            raise ProviderError(f"script {shown}: {error}") from None
-        except (OSError, UnicodeDecodeError) as error:
-            raise ProviderError(f"script {shown}: cannot be read ({type(error).__name__})") from None
+            loaded = _SCRIPTS.get(path)
+        if loaded is None:
+            loaded = "cannot be read (FileNotFoundError)"
+        if isinstance(loaded, str):
+            raise ProviderError(f"script {shown}: {loaded}")
+        return loaded, shown
+
+
+def _read_script(path: Path) -> list[Rule] | str | None:
+    """The rules of a script file, what is wrong with it, or None when there is no such file."""
+    try:
+        return parse_script(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except ScriptError as error:
+        return str(error)
+    except (OSError, UnicodeDecodeError) as error:
+        return f"cannot be read ({type(error).__name__})"
+
+
+_SCRIPTS: StatCache[list[Rule] | str | None] = StatCache(_read_script)
 
 
 def strip_framing(text: str) -> str:

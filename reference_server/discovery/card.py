@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_server import __version__
+from reference_server.disk import StatCache
 from reference_server.domain.callers import Caller
 from reference_server.settings import Settings
 
@@ -118,11 +119,11 @@ def public_details(settings: Settings) -> CardDetails:
 
 
 def extended_details(caller: Caller, settings: Settings) -> CardDetails:
-    """The caller's workspace card: card.json read now, with the design's fallbacks."""
+    """The caller's workspace card: card.json as it is now, with the design's fallbacks."""
     workspace = caller.workspace
-    fallback_description = _first_line(workspace.path / "PERSONA.md") or settings.card_description
+    fallback_description = _FIRST_LINES.get(workspace.path / "PERSONA.md") or settings.card_description
     fallback = CardDetails(settings.card_name, fallback_description, [DEFAULT_SKILL])
-    raw = _read_card_file(workspace.card_file)
+    raw = _CARD_FILES.get(workspace.card_file)
     if raw is None:
         return fallback
     skills = [{k: v for k, v in skill.items() if k in SKILL_FIELDS} for skill in raw.get("skills", [])]
@@ -164,6 +165,11 @@ def _read_card_file(path: Path) -> dict[str, Any] | None:
         log.warning("card file %s %s; using the fallback card", path, problem)
         return None
     return raw  # type: ignore[no-any-return]
+
+
+# design: card.json and PERSONA.md apply to the next request; they are read again only when they change
+_FIRST_LINES: StatCache[str | None] = StatCache(_first_line)
+_CARD_FILES: StatCache[dict[str, Any] | None] = StatCache(_read_card_file)
 
 
 def _card_problem(raw: Any) -> str | None:

@@ -1,4 +1,4 @@
-"""Callers: <workspace>/.volcanic/a2a/callers.json, read on every request, and the directory over workspaces."""
+"""Callers: <workspace>/.volcanic/a2a/callers.json, checked on every request, and the directory over workspaces."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
+
+from reference_server.disk import StatCache
 
 log = logging.getLogger("reference_server.callers")
 
@@ -74,6 +76,11 @@ class CallerDirectory(Protocol):
 
 
 def read_callers(path: Path) -> list[CallerEntry]:
+    """The valid entries of a callers.json, as the file is now (an edit applies to the next request)."""
+    return _CALLERS.get(path)
+
+
+def _parse_callers(path: Path) -> list[CallerEntry]:
     """The valid entries of a callers.json; missing file = none; malformed = none plus one warning."""
     try:
         text = path.read_text(encoding="utf-8")
@@ -133,8 +140,11 @@ def _entry_problem(item: Any) -> str | None:
     return None
 
 
+_CALLERS: StatCache[list[CallerEntry]] = StatCache(_parse_callers)
+
+
 class WorkspaceCallerDirectory:
-    """Callers of every workspace the function yields, read from disk on every call (no cache)."""
+    """Callers of every workspace the function yields, as their callers.json files are now."""
 
     def __init__(self, workspaces: Callable[[], Iterable[Workspace]]) -> None:
         self._workspaces = workspaces

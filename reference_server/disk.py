@@ -1,0 +1,213 @@
+"""The disk, kept off the event loop: the disk threads, atomic file writes, and reads cached by file stat."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import ctypes
+import ctypes.util
+import logging
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
+log = logging.getLogger("reference_server.disk")
+
+# Every blocking file read of a request runs on these threads, never on the event loop (writes go to WRITER).
+THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disk")
+
+# A file whose modification time is this close to the moment it was read may still change within the same
+# timestamp tick (the file system's clock is coarse): such a read is not trusted for the next request.
+RACY_NS = 50_000_000
+
+
+async def off_loop(function: Callable[..., T], *args: object) -> T:
+    """Run a blocking function on a disk thread and wait for it without blocking the event loop."""
+    return await asyncio.get_running_loop().run_in_executor(THREADS, function, *args)
+
+
+def write_atomically(path: Path, data: bytes, *, durable: bool) -> None:
+    """Replace path with data at once (on this thread): the writer's way, for tests and tools."""
+    WRITER.replace(path, data, durable=durable).result()
+
+
+class Writer:
+    """One thread that writes files in the order asked for, in batches (design: atomic task files).
+
+    replace(): a temp file in the same folder, then a rename, so no reader ever sees half a file; a process
+    crash leaves the old file or the new one. durable: also fsynced, the file and its folder, before the
+    future completes, so the new content survives a power loss. A batch syncs its files together (one
+    syncfs where Linux has it), so the cost of durability is shared by every write waiting at that moment.
+    append(): text added to the end of a file (the session journals), never fsynced.
+    """
+
+    def __init__(self) -> None:
+        self._queue: list[tuple[Path, bytes, bool, bool, Future[None]]] = []
+        self._ready = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def replace(self, path: Path, data: bytes, *, durable: bool) -> Future[None]:
+        return self._put(path, data, durable=durable, append=False)
+
+    def append(self, path: Path, text: str) -> Future[None]:
+        return self._put(path, text.encode("utf-8"), durable=False, append=True)
+
+    def _put(self, path: Path, data: bytes, *, durable: bool, append: bool) -> Future[None]:
+        done: Future[None] = Future()
+        with self._ready:
+            self._queue.append((path, data, durable, append, done))
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._serve, name="disk-writer", daemon=True)
+                self._thread.start()
+            self._ready.notify()
+        return done
+
+    def _serve(self) -> None:
+        while True:
+            with self._ready:
+                while not self._queue:
+                    self._ready.wait()
+                batch, self._queue = self._queue, []
+            try:
+                self._write(batch)
+            except Exception:  # the writer thread must outlive any one batch
+                log.exception("disk writer: a batch of %d writes failed", len(batch))
+
+    def _write(self, batch: list[tuple[Path, bytes, bool, bool, Future[None]]]) -> None:
+        failed: dict[int, BaseException] = {}
+        synced: list[Path] = []
+        for n, (path, data, durable, append, _) in enumerate(batch):
+            try:
+                if append:
+                    _append(path, data)
+                else:
+                    _replace(path, data)
+                    if durable:
+                        synced.append(path)
+            except OSError as error:
+                failed[n] = error
+        try:
+            _sync(synced)
+        except OSError as error:
+            failed.update({n: error for n, item in enumerate(batch) if item[2]})
+        for n, (*_, done) in enumerate(batch):
+            # a waiter that went away (its request was cancelled) cancelled its future; the write was done anyway
+            with contextlib.suppress(InvalidStateError):
+                if n in failed:
+                    done.set_exception(failed[n])
+                else:
+                    done.set_result(None)
+
+
+def _append(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("ab") as handle:
+        handle.write(data)
+
+
+def _replace(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _sync(paths: list[Path]) -> None:
+    """Make the renamed files and their folders durable: one syncfs per file system, else one fsync each."""
+    if not paths:
+        return
+    folders = list(dict.fromkeys(path.parent for path in paths))
+    if _SYNCFS is not None:
+        one_per_device = {os.stat(folder).st_dev: folder for folder in folders}
+        if all(_syncfs(folder) for folder in one_per_device.values()):
+            return
+    for target in [*paths, *folders]:
+        fd = os.open(target, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _syncfs(folder: Path) -> bool:
+    assert _SYNCFS is not None
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        return _SYNCFS(fd) == 0
+    finally:
+        os.close(fd)
+
+
+def _find_syncfs() -> Callable[[int], int] | None:
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        return libc.syncfs
+    except (OSError, AttributeError):
+        return None
+
+
+_SYNCFS = _find_syncfs() if sys.platform.startswith("linux") else None
+WRITER = Writer()
+
+
+StatKey = tuple[int, int, int, int]  # inode, size, mtime, ctime (ns): a file that changed has another key
+
+
+def stat_key(stat: os.stat_result) -> StatKey:
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+
+
+def is_racy(stat: os.stat_result, read_at_ns: int) -> bool:
+    """True when the file may change again without its stat key changing (see RACY_NS)."""
+    return max(stat.st_mtime_ns, stat.st_ctime_ns) >= read_at_ns - RACY_NS
+
+
+@dataclass
+class _Cached(Generic[T]):
+    key: StatKey | None  # None: the file was missing
+    value: T
+    trusted: bool
+
+
+class StatCache(Generic[T]):
+    """Small files read on every request (callers.json, card.json, context files, scripts), parsed once per
+    version: each call costs one stat on the caller's thread, and a read only when the file changed.
+
+    So an edit still applies to the next request, as the design asks, without reading the file each time.
+    parse(path) reads and parses the file; it is called on a miss, and must return the value for a missing file.
+    """
+
+    def __init__(self, parse: Callable[[Path], T]) -> None:
+        self._parse = parse
+        self._entries: dict[Path, _Cached[T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, path: Path) -> T:
+        try:
+            stat = os.stat(path)
+            key: StatKey | None = stat_key(stat)
+        except FileNotFoundError:
+            stat, key = None, None
+        except OSError:
+            return self._parse(path)  # let parse report what is wrong, as it would without the cache
+        entry = self._entries.get(path)
+        if entry is not None and entry.trusted and entry.key == key:
+            return entry.value
+        now = time.time_ns()
+        value = self._parse(path)
+        with self._lock:
+            self._entries[path] = _Cached(key, value, trusted=stat is None or not is_racy(stat, now))
+        return value
