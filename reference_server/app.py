@@ -24,7 +24,9 @@ from reference_server.discovery.card import build_card, public_details
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.service import A2AService
+from reference_server.domain.task_store import TaskStores
 from reference_server.settings import Settings
+from reference_server.wire.task_file import TaskFileCodec
 
 EVICTION_INTERVAL_SECONDS = 60.0
 
@@ -57,8 +59,8 @@ def create_app(
     """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound)."""
     app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
-    pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout)
-    service = A2AService(settings, pool, notifier)
+    pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions)
+    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
     app.middlewares.append(authentication(WorkspaceCallerDirectory(workspaces)))
 
     def scope_for(request: Request) -> Scope:

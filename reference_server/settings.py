@@ -21,6 +21,7 @@ class Settings:
     public_url: str | None = None
     max_hops: int = 3
     session_idle_timeout: timedelta = timedelta(minutes=30)
+    max_idle_sessions: int = 256
     max_file_bytes: int = 10 * 1024 * 1024
     allow_private_push_urls: bool = False
     card_name: str = "Volcanic assistant"
@@ -113,6 +114,8 @@ KEYS: tuple[_Key, ...] = (
     _Key("max_hops", "MaxHops", "--max-hops", _parse_positive_int, "a whole number >= 0", "recursion guard"),
     _Key("session_idle_timeout", "SessionIdleTimeout", "--session-idle-timeout", _parse_timespan,
          "hh:mm:ss, d.hh:mm:ss or a number of seconds", "evict idle sessions after this long"),
+    _Key("max_idle_sessions", "MaxIdleSessions", "--max-idle-sessions", _parse_positive_int, "a whole number >= 0",
+         "idle sessions kept in memory; beyond it the least recently used resume from their file"),
     _Key("max_file_bytes", "MaxFileBytes", "--max-file-bytes", _parse_positive_int, "a whole number of bytes",
          "cap per file part, in and out"),
     _Key("allow_private_push_urls", "AllowPrivatePushUrls", "--allow-private-push-urls", _parse_bool,

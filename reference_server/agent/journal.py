@@ -1,12 +1,16 @@
-"""The session's conversation as a JSONL file: one record per line, appended and flushed per record."""
+"""The session's conversation as a JSONL file: one record per line, appended in order on a disk thread."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from concurrent.futures import Future, wait
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+
+from reference_server.disk import WRITER
 
 log = logging.getLogger(__name__)
 
@@ -18,9 +22,14 @@ class Journal:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        self._last: Future[None] | None = None  # the write of the last line appended
 
     def load(self) -> list[dict[str, Any]]:
-        """The records on disk; a malformed line is skipped with a warning, a torn last line is cut off."""
+        """The records on disk; a malformed line is skipped with a warning, a torn last line is cut off.
+
+        Blocking (it waits for this journal's pending lines): call it from a disk thread, not the event loop.
+        """
+        self.flush()
         try:
             data = self.path.read_bytes()
         except FileNotFoundError:
@@ -34,13 +43,26 @@ class Journal:
         return records
 
     def append(self, record: dict[str, Any]) -> dict[str, Any]:
-        """Write record (with a timestamp) as one line, flushed; returns the stored record."""
+        """Hand record (with a timestamp) to the disk writer as one line; returns the stored record.
+
+        The event loop never waits for the file: the writer appends lines in order, in batches.
+        `written()` waits for every line appended so far.
+        """
         stored = {**record, "ts": _now()}
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self.path.open("a", encoding="utf-8") as f:
-            f.write(json.dumps(stored, ensure_ascii=False) + "\n")
-            f.flush()
+        self._last = WRITER.append(self.path, json.dumps(stored, ensure_ascii=False) + "\n")
         return stored
+
+    async def written(self) -> None:
+        """Wait, without blocking the event loop, until every appended line is in the file."""
+        if self._last is not None and not self._last.done():
+            await asyncio.wrap_future(self._last)
+        if self._last is not None:
+            self._last.result()  # raises the OSError of a failed write
+
+    def flush(self) -> None:
+        """Block until every appended line is written or failed (for disk threads and tests)."""
+        if self._last is not None:
+            wait([self._last])
 
     def _parse(self, line: bytes, number: int) -> dict[str, Any] | None:
         try:

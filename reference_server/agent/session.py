@@ -36,6 +36,7 @@ from reference_server.agent.events import (
 from reference_server.agent.journal import Journal
 from reference_server.agent.provider import Provider, ProviderError, ProviderRequest, TextChunk, ToolCall
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
+from reference_server.disk import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ class AgentSession:
         self._provider = provider
         self._tools = list(tools)
         self._journal = Journal(session_file)
-        self._records = self._journal.load()  # design: an existing file resumes the conversation
+        self._records: list[dict[str, Any]] | None = None  # loaded when the first run starts
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -71,8 +72,18 @@ class AgentSession:
         return system_prompt(self.workspace)
 
     def history(self) -> list[dict[str, Any]]:
-        """The conversation records, as loaded and appended."""
+        """The conversation records, as loaded and appended (blocking: it may read the file)."""
+        if self._records is None:
+            self._records = self._journal.load()
         return [dict(r) for r in self._records]
+
+    async def _resume(self) -> list[dict[str, Any]]:
+        """The records; design: an existing file resumes the conversation (read on a disk thread)."""
+        if self._records is None:
+            # a new context has no file yet: one stat here spares a disk thread round trip
+            exists = self._journal.path.exists()
+            self._records = await off_loop(self._journal.load) if exists else []
+        return self._records
 
     async def run(self, prompt: str, *, message_id: str | None = None,
                   extra_tools: Sequence[Tool] = ()) -> AsyncIterator[SessionEvent]:
@@ -111,6 +122,7 @@ class AgentSession:
             loop.call_soon_threadsafe(task.cancel)
 
     def _record(self, record: dict[str, Any]) -> None:
+        assert self._records is not None, "records are loaded when a run starts"
         self._records.append(self._journal.append(record))
 
 
@@ -146,9 +158,14 @@ class _Run:
             terminal = Crashed(f"{type(error).__name__}: {error}")
         if not isinstance(terminal, Settled):
             self._answer_unanswered()
+        try:
+            await self.session._journal.written()  # the run's conversation is in its file when the run ends
+        except OSError:
+            log.exception("session %s: the conversation could not be written", self.session.scope)
         self.emit(terminal)
 
     async def _play(self, prompt: str) -> SessionEvent:
+        await self.session._resume()
         self.session._record(user_record(prompt, self.message_id))
         system = self.session.system_prompt()  # design: context files are read when a run starts
         for _ in range(MAX_STEPS):
@@ -159,7 +176,7 @@ class _Run:
 
     async def _assistant_message(self, system: str) -> list[ToolCall]:
         session = self.session
-        request = ProviderRequest(system, provider_messages(session._records), list(self.tools.values()),
+        request = ProviderRequest(system, provider_messages(await session._resume()), list(self.tools.values()),
                                   self.message_id, session.workspace)
         parts: list[str] = []
         calls: list[ToolCall] = []

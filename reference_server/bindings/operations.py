@@ -6,7 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reference_server.discovery.card import build_card, v03_card
+from reference_server.discovery.card import build_card, extended_details, v03_card
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import PushNotificationNotSupported
 from reference_server.domain.service import A2AService
@@ -76,17 +76,17 @@ def _subscribe(scope: Scope, task_id: Any) -> Any:
 
 
 async def _extended_card_v1(scope: Scope, params: Any) -> dict[str, Any]:
-    details = await scope.service.extended_card(scope.caller)
+    details = extended_details(scope.caller, scope.settings)
     return build_card(details, scope.base_url, scope.settings)
 
 
 async def _extended_card_v03(scope: Scope, params: Any) -> dict[str, Any]:
-    details = await scope.service.extended_card(scope.caller)
+    details = extended_details(scope.caller, scope.settings)
     return v03_card(details, scope.base_url, scope.settings)
 
 
 async def _extended_card_v03_rest(scope: Scope, params: Any) -> dict[str, Any]:
-    details = await scope.service.extended_card(scope.caller)
+    details = extended_details(scope.caller, scope.settings)
     return v03_rest.encode_agent_card(build_card(details, scope.base_url, scope.settings))
 
 

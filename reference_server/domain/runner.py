@@ -1,4 +1,4 @@
-"""One run of one task: session events become A2A events, are persisted and broadcast (design step 5)."""
+"""One run of one task: session events become A2A events, are broadcast, and saved when they matter (step 5)."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from dataclasses import replace
 from reference_server.agent import events as ev
 from reference_server.agent.session import AgentSession
 from reference_server.agent.tools import Tool
+from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
 from reference_server.domain.model import (
     Artifact,
@@ -33,6 +34,7 @@ log = logging.getLogger("reference_server.tasks")
 
 RESPONSE_ARTIFACT_ID = "response"
 UNEXPECTED = "The run failed unexpectedly."
+CANCELED_BY_CALLER = "Canceled by the caller"
 
 
 def agent_message(task: Task, text: str) -> Message:
@@ -69,9 +71,14 @@ class Broadcast:
 
 
 class TaskRun:
-    """The live run of a task: owns its state until the run ends."""
+    """The live run of a task: owns its state until the run ends.
 
-    def __init__(self, stored: StoredTask, store: TaskStore, caller: Caller, on_end: Callable[[TaskRun], None],
+    The task file is written when its state matters to someone, not once per event: when a client first
+    learns of the task (`persist`, before the first answer leaves) and when the run ends (fsynced before
+    the final event is sent and before `done` is set, so a state a client is told is final is on disk).
+    """
+
+    def __init__(self, stored: StoredTask, store: TaskStore, caller: Caller, on_end: Callable[[str], None],
                  *, max_file_bytes: int) -> None:
         self.stored = stored
         self.store = store
@@ -106,6 +113,10 @@ class TaskRun:
     def set_question(self, question: str) -> None:
         self.question = question
 
+    async def persist(self) -> None:
+        """Write the task as it is now (not fsynced): a client is about to learn of it."""
+        await self.store.save(self.stored, durable=False)
+
     def start(self, session: AgentSession | None, prompt: str, message_id: str, tools: Sequence[Tool],
               *, failure: str | None = None) -> None:
         """Move to working now (so returnImmediately sees it), then run in the background."""
@@ -128,7 +139,7 @@ class TaskRun:
         text: str | None = UNEXPECTED
         try:
             if self._cancel_requested:
-                state, text = TaskState.CANCELED, "Canceled by the caller"
+                state, text = TaskState.CANCELED, CANCELED_BY_CALLER
             else:
                 state, text = await self._map_events(self._session.run(prompt, message_id=message_id,
                                                                        extra_tools=tools))
@@ -147,7 +158,7 @@ class TaskRun:
                     # design: "using <tool>", never the arguments
                     self._set_status(TaskState.WORKING, f"using {name}")
                 case ev.Sent():
-                    self._sent(event)
+                    await self._sent(event)
                 case ev.Settled():
                     if self.question is not None:
                         return TaskState.INPUT_REQUIRED, self.question
@@ -155,7 +166,7 @@ class TaskRun:
                 case ev.RunFailed(message=message):
                     return TaskState.FAILED, message
                 case ev.Aborted():
-                    return TaskState.CANCELED, "Canceled by the caller"
+                    return TaskState.CANCELED, CANCELED_BY_CALLER
                 case ev.Crashed(detail=detail):
                     # design: the redacted detail is logged only
                     log.error("a2a task %s: the run failed unexpectedly: %s", self.task.id, detail)
@@ -183,19 +194,18 @@ class TaskRun:
         if text:
             # design: only the last assistant message's text is kept as the response artifact
             self._put_artifact(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"))
-            self._save()
 
-    def _sent(self, sent: ev.Sent) -> None:
+    async def _sent(self, sent: ev.Sent) -> None:
         artifact_id = str(uuid.uuid4())
         if sent.path is None:
             artifact = Artifact(artifact_id, [Part.of_text(sent.text or "")], name="message")
         else:
-            artifact = self._file_artifact(artifact_id, sent)
+            artifact = await off_loop(self._file_artifact, artifact_id, sent)
         self._put_artifact(artifact)
-        self._save()
         self._artifact_event(artifact, last_chunk=True)
 
     def _file_artifact(self, artifact_id: str, sent: ev.Sent) -> Artifact:
+        """The artifact of a workspace file (blocking: it reads the file; run it on a disk thread)."""
         assert sent.path is not None
         name = sent.filename or sent.path.name
         media_type = sent.media_type or mimetypes.guess_type(name)[0] or "application/octet-stream"
@@ -214,26 +224,31 @@ class TaskRun:
         self.broadcast.publish(TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
                                                        append=append, last_chunk=last_chunk))
 
-    def _set_status(self, state: TaskState, text: str | None = None) -> None:
+    def _set_status(self, state: TaskState, text: str | None = None, *, publish: bool = True) -> None:
         message = agent_message(self.task, text) if text else None
         self.task.status = TaskStatus(state, message, utc_now())
         if message is not None and state.interrupted:
             self.task.history.append(message)
-        self._save()
+        if publish:
+            self._publish_status()
+
+    def _publish_status(self) -> None:
         event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status)
-        self.broadcast.publish(event, last=state.ends_stream)
+        self.broadcast.publish(event, last=self.task.status.state.ends_stream)
 
     async def _finish(self, state: TaskState, text: str | None) -> None:
-        self._set_status(state, text)
+        self._set_status(state, text, publish=False)
+        try:
+            await self.store.save(self.stored, durable=True)  # on disk before anyone is told
+        except Exception:
+            log.exception("a2a task %s: the task file could not be written", self.task.id)
+        self._publish_status()
         elapsed = time.monotonic() - self._started
         # design: one log line per task end
         log.info("a2a task %s owner=%s caller=%s state=%s in %.2fs", self.task.id, self.caller.owner_id,
                  self.caller.name, _state_name(state), elapsed)
         self.done.set()
-        self._on_end(self)
-
-    def _save(self) -> None:
-        self.store.save(self.stored)
+        self._on_end(self.task.id)
 
 
 def _with_artifact(artifacts: list[Artifact], artifact: Artifact) -> list[Artifact]:

@@ -5,21 +5,20 @@ from __future__ import annotations
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from reference_server.agent.a2a_tools import a2a_tools
+from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.session import AgentSession
+from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import FieldViolation, InvalidParams, UnsupportedOperation
 from reference_server.domain.model import Message, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
 from reference_server.domain.prompt import build_prompt, inbox_name
 from reference_server.domain.runner import TaskRun
-from reference_server.domain.task_store import StoredTask, TaskStore
-
-if TYPE_CHECKING:
-    from reference_server.domain.service import A2AService
+from reference_server.domain.task_store import StoredTask
 
 HOPS_KEY = "volcanic.hops"
 CONTEXT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
@@ -34,79 +33,55 @@ class Prepared:
     start: Callable[[], None]
 
 
-class Sender:
-    def __init__(self, service: A2AService) -> None:
-        self.service = service
+def check_send(request: SendRequest, max_file_bytes: int) -> int:
+    """Design steps 1-2, before anything is created: the hop count, then the message's fields."""
+    hops = _hops(request)
+    _check_message(request.message, max_file_bytes)
+    return hops
 
-    def prepare(self, caller: Caller, request: SendRequest) -> Prepared:
-        message = request.message
-        hops = _hops(request)
-        _check_message(message, self.service.settings.max_file_bytes)
-        continued = self._continued_task(caller, message)
-        context_id = continued.task.context_id if continued else (message.context_id or str(uuid.uuid4()))
-        task_id = continued.task.id if continued else str(uuid.uuid4())
-        over_limit = hops > self.service.settings.max_hops
-        session = None
-        if not over_limit:
-            workspace = caller.workspace
-            session = self.service.pool.claim(workspace.path, caller.name, context_id, task_id,
-                                              workspace.scope_prefix)
-            if session is None:
-                raise UnsupportedOperation("context busy, retry when the current task ends",
-                                           metadata={"contextId": context_id})
-        try:
-            return self._create(caller, message, continued, context_id, task_id, hops, session)
-        except BaseException:
-            self.service.runs.pop(task_id, None)
-            self.service.pool.release(task_id)  # never leave the context busy behind a failed start
-            raise
 
-    def _create(self, caller: Caller, message: Message, continued: StoredTask | None, context_id: str,
-                task_id: str, hops: int, session: AgentSession | None) -> Prepared:
-        inbound = replace(message, context_id=context_id, task_id=task_id)
-        stored = continued or StoredTask(
-            Task(task_id, context_id, TaskStatus(TaskState.SUBMITTED, timestamp=utc_now())), caller.name
-        )
-        stored.task.history.append(inbound)
-        store = TaskStore(caller.workspace)
-        run = TaskRun(stored, store, caller, self.service.run_ended,
-                      max_file_bytes=self.service.settings.max_file_bytes)
-        self.service.runs[task_id] = run
-        store.save(stored)
-        if session is None:  # over the hop limit: design step 1
-            return Prepared(run, lambda: run.start(None, "", inbound.message_id, (), failure=HOP_LIMIT_REACHED))
-        files = _save_inbound_files(caller, inbound)
-        notifier = self.service.notifier
-        prompt = build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
-        tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
-                          caller=caller.name)
+def check_continuation(message: Message, task: Task) -> None:
+    """Design step 3: only an input-required task of this caller and context is continued."""
+    if message.context_id is not None and message.context_id != task.context_id:
+        raise InvalidParams(violations=[FieldViolation(
+            "message.contextId", f"does not match the context {task.context_id!r} of task {task.id}")])
+    if task.status.state is not TaskState.INPUT_REQUIRED:
+        state = task.status.state
+        if state.terminal:
+            reason = f"Task {task.id} is {state.value}: a terminal task cannot take more messages; " \
+                     "send the message without taskId to start a new task in the same context"
+        else:
+            reason = f"Task {task.id} is {state.value}: only an input-required task can be continued"
+        raise UnsupportedOperation(reason, metadata={"taskId": task.id})
 
-        def start() -> None:
-            # design step 4: a2a.inbound is emitted on the session's bus before the prompt
-            session.bus.publish("a2a.inbound", {"hops": hops, "caller": caller.name})
-            run.start(session, prompt, inbound.message_id, tools)
 
-        return Prepared(run, start)
+def new_task(caller: Caller, context_id: str) -> StoredTask:
+    """A task just created: submitted, owned by caller, with a server-chosen id (A2A §3.4.2)."""
+    task = Task(str(uuid.uuid4()), context_id, TaskStatus(TaskState.SUBMITTED, timestamp=utc_now()))
+    return StoredTask(task, caller.name)
 
-    def _continued_task(self, caller: Caller, message: Message) -> StoredTask | None:
-        """Design step 3: only an input-required task of this caller and context is continued."""
-        if message.task_id is None:
-            return None
-        # A2A §3.4.2: an unknown taskId is TaskNotFound (load raises it); a client cannot choose a task id
-        stored = self.service.load(caller, message.task_id)
-        task = stored.task
-        if message.context_id is not None and message.context_id != task.context_id:
-            raise InvalidParams(violations=[FieldViolation(
-                "message.contextId", f"does not match the context {task.context_id!r} of task {task.id}")])
-        if task.status.state is not TaskState.INPUT_REQUIRED:
-            state = task.status.state
-            if state.terminal:
-                reason = f"Task {task.id} is {state.value}: a terminal task cannot take more messages; " \
-                         "send the message without taskId to start a new task in the same context"
-            else:
-                reason = f"Task {task.id} is {state.value}: only an input-required task can be continued"
-            raise UnsupportedOperation(reason, metadata={"taskId": task.id})
-        return stored
+
+def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
+    """Design step 1: over the hop limit, the task is created and immediately failed."""
+    return Prepared(run, lambda: run.start(None, "", inbound.message_id, (), failure=HOP_LIMIT_REACHED))
+
+
+async def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int,
+                      notifier: OwnerNotifier | None) -> Prepared:
+    """Design step 4: the inbound files in inbox/, the prompt, the session tools, and a2a.inbound at start."""
+    caller = run.caller
+    has_files = any(part.raw is not None for part in inbound.parts)
+    files = await off_loop(_save_inbound_files, caller, inbound) if has_files else []
+    prompt = build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
+    tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
+                      caller=caller.name)
+
+    def start() -> None:
+        # design step 4: a2a.inbound is emitted on the session's bus before the prompt
+        session.bus.publish("a2a.inbound", {"hops": hops, "caller": caller.name})
+        run.start(session, prompt, inbound.message_id, tools)
+
+    return Prepared(run, start)
 
 
 def _hops(request: SendRequest) -> int:
@@ -142,7 +117,7 @@ def _check_message(message: Message, max_file_bytes: int) -> None:
 
 
 def _save_inbound_files(caller: Caller, message: Message) -> list[str]:
-    """Design step 4: file parts are saved to <workspace>/inbox/; the prompt lists them."""
+    """Design step 4: file parts are saved to <workspace>/inbox/; the prompt lists them (on a disk thread)."""
     saved: list[str] = []
     now = utc_now()
     inbox = caller.workspace.path / "inbox"

@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from collections.abc import AsyncIterator
 from dataclasses import replace
 
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
-from reference_server.discovery.card import CardDetails, extended_details
+from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
-from reference_server.domain.listing import page_of
+from reference_server.domain.listing import check_cursor
 from reference_server.domain.model import (
     ListTasksQuery,
     Message,
@@ -23,9 +24,17 @@ from reference_server.domain.model import (
     TaskStatus,
     utc_now,
 )
-from reference_server.domain.runner import TaskRun, agent_message
-from reference_server.domain.sending import Sender
-from reference_server.domain.task_store import StoredTask, TaskStore
+from reference_server.domain.runner import CANCELED_BY_CALLER, TaskRun, agent_message
+from reference_server.domain.runs import RunKey, RunRegistry
+from reference_server.domain.sending import (
+    Prepared,
+    check_continuation,
+    check_send,
+    new_task,
+    over_hop_limit,
+    prepare_run,
+)
+from reference_server.domain.task_store import ACTIVE, StoredTask, TaskStores
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.service")
@@ -34,67 +43,106 @@ SERVER_RESTARTED = "server restarted"
 
 
 class A2AService:
-    """What the bindings call. Reads task files on every request; keeps only the live runs in memory."""
+    """What the bindings call. Tasks live in their files; only the live runs are in memory, in the registry."""
 
-    def __init__(self, settings: Settings, pool: SessionPool, notifier: OwnerNotifier | None) -> None:
+    def __init__(self, settings: Settings, pool: SessionPool, notifier: OwnerNotifier | None,
+                 stores: TaskStores, runs: RunRegistry[TaskRun] | None = None) -> None:
         self.settings = settings
         self.pool = pool
         self.notifier = notifier
-        self.runs: dict[str, TaskRun] = {}
-        self._sender = Sender(self)
+        self.stores = stores
+        self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
 
     # --- SendMessage / SendStreamingMessage ---
 
     async def send_message(self, caller: Caller, request: SendRequest) -> Task | Message:
-        prepared = self._sender.prepare(caller, request)
+        prepared = await self._prepare(caller, request)
         run = prepared.run
         prepared.start()
         history_length = request.configuration.history_length
         if request.configuration.return_immediately:
+            await run.persist()  # the caller learns of the task now: its file exists before the answer leaves
             return trim(run.task, history_length)
         # A2A §3.2.2: blocking waits for a terminal or interrupted state
         await run.done.wait()
         return trim(run.task, history_length)
 
     async def stream_message(self, caller: Caller, request: SendRequest) -> AsyncIterator[StreamEvent]:
-        prepared = self._sender.prepare(caller, request)
+        prepared = await self._prepare(caller, request)
         snapshot, events = prepared.run.subscribe()  # the stream starts with the task as created
         prepared.start()
+        await prepared.run.persist()
         yield trim(snapshot, request.configuration.history_length)
         async for event in events:
             yield event
 
+    async def _prepare(self, caller: Caller, request: SendRequest) -> Prepared:
+        """Design steps 1-4: check, find or create the task, claim its context, then ready the run."""
+        settings = self.settings
+        message = request.message
+        hops = check_send(request, settings.max_file_bytes)
+        continued = None
+        if message.task_id is not None:
+            # A2A §3.4.2: an unknown taskId is TaskNotFound (load raises it); a client cannot choose a task id
+            continued = await self.load(caller, message.task_id)
+            check_continuation(message, continued.task)
+        stored = continued or new_task(caller, message.context_id or str(uuid.uuid4()))
+        task = stored.task
+        run = TaskRun(stored, self.stores.of(caller.workspace), caller, self.runs.ended,
+                      max_file_bytes=settings.max_file_bytes)
+        over_limit = hops > settings.max_hops
+        # design step 1 comes first: a task over the hop limit fails whether or not its context is busy
+        key = None if over_limit else RunKey(caller.workspace.path, caller.name, task.context_id)
+        if not self.runs.claim(key, task.id, run):
+            raise UnsupportedOperation("context busy, retry when the current task ends",
+                                       metadata={"contextId": task.context_id})
+        try:
+            inbound = replace(message, context_id=task.context_id, task_id=task.id)
+            task.history.append(inbound)
+            if over_limit:
+                return over_hop_limit(run, inbound)
+            workspace = caller.workspace
+            session = self.pool.session(workspace.path, caller.name, task.context_id, workspace.scope_prefix)
+            return await prepare_run(run, session, inbound, hops, self.notifier)
+        except BaseException:
+            self.runs.ended(task.id)  # never leave the context busy behind a failed start
+            raise
+
     # --- tasks ---
 
     async def get_task(self, caller: Caller, task_id: str, history_length: int | None) -> Task:
-        return trim(self.load(caller, task_id).task, history_length)
+        return trim((await self.load(caller, task_id)).task, history_length)
 
     async def list_tasks(self, caller: Caller, query: ListTasksQuery) -> TaskPage:
-        store = TaskStore(caller.workspace)
-        tasks = [self._recovered(stored, store).task for stored in store.list(caller)]
-        page = page_of(tasks, query)
-        page.tasks = [trim(task, query.history_length) for task in page.tasks]
-        return page
+        check_cursor(query.page_token)
+        store = self.stores.of(caller.workspace)
+        live = {run.task.id: _snapshot(run.task) for run in self.runs.live_runs(caller.workspace.path, caller.name)}
+        listing = await off_loop(store.listing, caller.name, query, live, self.runs.knows)
+        if listing.stale:  # design: lazy restart recovery applies to every task a listing reads
+            for task_id in listing.stale:
+                if not self.runs.is_live(task_id):
+                    await store.recover(task_id, caller.name, _restarted)
+            listing = await off_loop(store.listing, caller.name, query, live, lambda _: True)
+        assert listing.page is not None
+        return TaskPage(tasks=[trim(stored.task, query.history_length) for stored in listing.tasks],
+                        next_page_token=listing.page.next_page_token, page_size=listing.page.page_size,
+                        total_size=listing.page.total_size)
 
     async def cancel_task(self, caller: Caller, task_id: str) -> Task:
-        stored = self.load(caller, task_id)
-        if stored.task.status.state.terminal:
-            # A2A §3.1.5: a terminal task cannot be canceled
-            raise TaskNotCancelable(
-                f"Task {task_id} is {stored.task.status.state.value} and cannot be canceled",
-                metadata={"taskId": task_id},
-            )
-        run = self.runs.get(task_id)
+        stored = await self.load(caller, task_id)
+        _check_cancelable(stored.task)
+        run = self.runs.run_of(task_id)
         if run is not None:
             await run.cancel()  # design: aborts the live run
             return run.task
-        stored.task.status = TaskStatus(TaskState.CANCELED, agent_message(stored.task, "Canceled by the caller"),
-                                        utc_now())
-        TaskStore(caller.workspace).save(stored)
-        return stored.task
+        canceled = await self.stores.of(caller.workspace).recover(task_id, caller.name, _canceled)
+        if canceled is None:
+            raise TaskNotFound(f"Task {task_id} was not found", metadata={"taskId": task_id})
+        _check_cancelable(canceled.task, unless=TaskState.CANCELED)
+        return canceled.task
 
     async def subscribe_to_task(self, caller: Caller, task_id: str) -> AsyncIterator[StreamEvent]:
-        stored = self.load(caller, task_id)
+        stored = await self.load(caller, task_id)
         state = stored.task.status.state
         if state.terminal:
             # A2A §3.1.6: terminal → UnsupportedOperationError
@@ -102,7 +150,7 @@ class A2AService:
                 f"Task {task_id} is {state.value}; a terminal task has no more events to subscribe to",
                 metadata={"taskId": task_id},
             )
-        run = self.runs.get(task_id)
+        run = self.runs.run_of(task_id)
         if run is None:  # an interrupted task with no live run: its current state, then the stream ends
             yield stored.task
             return
@@ -111,36 +159,64 @@ class A2AService:
         async for event in events:
             yield event
 
-    async def extended_card(self, caller: Caller) -> CardDetails:
-        return extended_details(caller, self.settings)
-
     # --- shared ---
 
-    def load(self, caller: Caller, task_id: str) -> StoredTask:
-        """The caller's task (recovered if its run died with the server) or TaskNotFound."""
-        run = self.runs.get(task_id)
+    async def load(self, caller: Caller, task_id: str) -> StoredTask:
+        """The caller's task: its live run's, else its file's (recovered if its run died with the server)."""
+        run = self.runs.run_of(task_id)
         if run is not None and run.caller == caller:
+            if run.task.status.state not in ACTIVE:
+                await run.done.wait()  # the run is writing its final state: answer once it is on disk
             return run.stored
-        store = TaskStore(caller.workspace)
-        stored = store.load(task_id, caller)
+        store = self.stores.of(caller.workspace)
+        stored = await store.load(task_id, caller.name)
+        if stored is not None and stored.task.status.state in ACTIVE:
+            stored = await self._current(caller, stored)
         if stored is None:
             raise TaskNotFound(f"Task {task_id} was not found", metadata={"taskId": task_id})
-        return self._recovered(stored, store)
-
-    def _recovered(self, stored: StoredTask, store: TaskStore) -> StoredTask:
-        """Design, lazy restart recovery: submitted/working with no live run → failed "server restarted"."""
-        task = stored.task
-        if task.id in self.runs or task.status.state not in (TaskState.SUBMITTED, TaskState.WORKING):
-            return stored
-        if self.pool.is_live(task.id):
-            return stored  # design deviation: the finished-run grace window
-        task.status = TaskStatus(TaskState.FAILED, agent_message(task, SERVER_RESTARTED), utc_now())
-        store.save(stored)
         return stored
 
-    def run_ended(self, run: TaskRun) -> None:
-        self.runs.pop(run.task.id, None)
-        self.pool.release(run.task.id)
+    async def _current(self, caller: Caller, stored: StoredTask) -> StoredTask | None:
+        """A task file read as submitted/working: the live run's task, the final file of a run that just ended,
+        or, with no run at all, the task recovered as failed (design: lazy restart recovery)."""
+        task_id = stored.task.id
+        run = self.runs.run_of(task_id)
+        if run is not None:
+            return run.stored if run.caller == caller else None
+        store = self.stores.of(caller.workspace)
+        if self.runs.is_live(task_id):  # the finished grace: the file was read before the run's final write
+            return await store.load(task_id, caller.name)
+        return await store.recover(task_id, caller.name, _restarted)
+
+
+def _restarted(stored: StoredTask) -> bool:
+    """Design, lazy restart recovery: submitted/working with no live run → failed "server restarted"."""
+    task = stored.task
+    if task.status.state not in ACTIVE:
+        return False
+    task.status = TaskStatus(TaskState.FAILED, agent_message(task, SERVER_RESTARTED), utc_now())
+    return True
+
+
+def _canceled(stored: StoredTask) -> bool:
+    task = stored.task
+    if task.status.state.terminal:
+        return False
+    task.status = TaskStatus(TaskState.CANCELED, agent_message(task, CANCELED_BY_CALLER), utc_now())
+    return True
+
+
+def _check_cancelable(task: Task, *, unless: TaskState | None = None) -> None:
+    state = task.status.state
+    if state.terminal and state is not unless:
+        # A2A §3.1.5: a terminal task cannot be canceled
+        raise TaskNotCancelable(f"Task {task.id} is {state.value} and cannot be canceled",
+                                metadata={"taskId": task.id})
+
+
+def _snapshot(task: Task) -> Task:
+    """A copy a disk thread can read while the run goes on changing the task."""
+    return replace(task, history=list(task.history), artifacts=list(task.artifacts))
 
 
 def trim(task: Task, history_length: int | None) -> Task:

@@ -1,22 +1,27 @@
-"""Task files: <workspace>/.volcanic/a2a/tasks/<taskId>.json, written atomically, read on every request."""
+"""Task files: <workspace>/.volcanic/a2a/tasks/<taskId>.json, written atomically on disk threads, in order."""
 
 from __future__ import annotations
 
-import json
+import asyncio
 import os
 import re
-import tempfile
+import sys
+import threading
+import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
-from reference_server.domain.callers import Caller, Workspace
-from reference_server.domain.errors import A2AError
-from reference_server.domain.model import PushConfig, Task
-from reference_server.wire import v1
+from reference_server.disk import WRITER, StatKey, is_racy, off_loop, stat_key
+from reference_server.domain.callers import Workspace
+from reference_server.domain.listing import SummaryPage, TaskSummary, page_of
+from reference_server.domain.model import ListTasksQuery, PushConfig, Task, TaskState
 
 # design: task ids are UUIDs; anything else never touches the file system
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+ACTIVE = (TaskState.SUBMITTED, TaskState.WORKING)  # the states a run holds; without a live run they are stale
 
 
 def is_task_id(text: str) -> bool:
@@ -32,76 +37,181 @@ class StoredTask:
     push_configs: list[PushConfig] = field(default_factory=list)
 
 
-class TaskStore:
-    """The task files of one workspace, scoped to one caller on every read."""
+class TaskFileCodec(Protocol):
+    """The task file's bytes; it lives with the other codecs (wire/) and is handed in."""
 
-    def __init__(self, workspace: Workspace) -> None:
+    def encode(self, stored: StoredTask) -> bytes: ...
+
+    def decode(self, data: bytes) -> StoredTask | None:
+        """The task file, or None when it is malformed (design: a malformed file reads as missing)."""
+        ...
+
+
+@dataclass(slots=True)
+class _Indexed:
+    """What the listing index remembers of one task file, valid while the file's stat key is unchanged."""
+
+    key: StatKey
+    trusted: bool  # False: the file may have changed within the same timestamp tick; read it again
+    caller: str | None  # None: malformed
+    summary: TaskSummary | None
+
+
+@dataclass
+class Listing:
+    """A page of a caller's tasks, or the task ids that need restart recovery before a page can be made."""
+
+    page: SummaryPage | None = None
+    tasks: list[StoredTask] = field(default_factory=list)
+    stale: list[str] = field(default_factory=list)
+
+
+class TaskStore:
+    """The task files of one workspace, scoped to one caller on every read.
+
+    Every file operation runs on a disk thread. Writes of one task are applied in the order they were asked
+    for. ListTasks reads an index of summaries checked against each file's stat on every call, so a file
+    edited or deleted by hand is seen on the next call while unchanged files are not read again.
+    """
+
+    def __init__(self, workspace: Workspace, codec: TaskFileCodec) -> None:
         self.workspace = workspace
         self.directory = workspace.tasks_dir
+        self._codec = codec
+        self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # task id -> its write lock and how many use it
+        self._index: dict[str, _Indexed] = {}
+        self._scan_lock = threading.Lock()
 
     def path_for(self, task_id: str) -> Path | None:
         return self.directory / f"{task_id}.json" if is_task_id(task_id) else None
 
-    def load(self, task_id: str, caller: Caller) -> StoredTask | None:
+    # --- on the event loop ---
+
+    async def load(self, task_id: str, caller: str) -> StoredTask | None:
         """The caller's task, or None: missing, malformed, not a UUID and another caller's all look alike."""
-        path = self.path_for(task_id)
-        if path is None:
+        if self.path_for(task_id) is None:
             return None
-        stored = _read(path)
-        if stored is None or stored.caller != caller.name or stored.task.id != task_id:
-            return None
-        return stored
+        return await off_loop(self.read, task_id, caller)
 
-    def list(self, caller: Caller) -> list[StoredTask]:
-        """Every readable task file of this caller (A2A §3.1.4: only the caller's tasks)."""
-        if not self.directory.is_dir():
-            return []
-        found = []
-        for path in self.directory.glob("*.json"):
-            if not is_task_id(path.stem):
-                continue
-            stored = _read(path)
-            if stored is not None and stored.caller == caller.name and stored.task.id == path.stem:
-                found.append(stored)
-        return found
-
-    def save(self, stored: StoredTask) -> None:
-        """Write atomically: a temp file in the same folder, fsync, then rename over the old file."""
+    async def save(self, stored: StoredTask, *, durable: bool) -> None:
+        """Write the task as it is now; durable: fsynced before this returns (see docs/workspace.md)."""
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        self.directory.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(encode_stored(stored), ensure_ascii=False, indent=2).encode("utf-8")
-        fd, tmp = tempfile.mkstemp(dir=self.directory, prefix=f".{stored.task.id}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(data)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        data = self._codec.encode(stored)  # encoded now, so later changes to the task are not in this write
+        async with self._write_lock(stored.task.id):
+            await asyncio.wrap_future(WRITER.replace(path, data, durable=durable))
 
-
-def encode_stored(stored: StoredTask) -> dict[str, Any]:
-    body = v1.encode_task(stored.task)
-    body["caller"] = stored.caller
-    body["pushConfigs"] = [v1.encode_push_config(config) for config in stored.push_configs]
-    return body
-
-
-def _read(path: Path) -> StoredTask | None:
-    # design: a malformed task file reads as missing, without a log line
-    try:
-        raw = json.loads(path.read_text(encoding="utf-8"))
-        if not isinstance(raw, dict) or not isinstance(raw.get("caller"), str):
+    async def recover(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
+        """Read the task afresh and, if change(stored) changed it, write it durably, with no write in between."""
+        path = self.path_for(task_id)
+        if path is None:
             return None
-        configs = raw.get("pushConfigs") or []
-        return StoredTask(
-            task=v1.decode_task(raw),
-            caller=raw["caller"],
-            push_configs=[v1.decode_push_config(c) for c in configs],
-        )
-    except (OSError, ValueError, TypeError, KeyError, AttributeError, A2AError):
-        return None
+        async with self._write_lock(task_id):
+            stored = await off_loop(self.read, task_id, caller)
+            if stored is not None and change(stored):
+                await asyncio.wrap_future(WRITER.replace(path, self._codec.encode(stored), durable=True))
+            return stored
+
+    @asynccontextmanager
+    async def _write_lock(self, task_id: str) -> AsyncIterator[None]:
+        lock, users = self._locks.get(task_id) or (asyncio.Lock(), 0)
+        self._locks[task_id] = (lock, users + 1)
+        try:
+            async with lock:
+                yield
+        finally:
+            lock, users = self._locks[task_id]
+            if users == 1:
+                del self._locks[task_id]  # no one else waits: memory stays flat
+            else:
+                self._locks[task_id] = (lock, users - 1)
+
+    # --- on a disk thread ---
+
+    def read(self, task_id: str, caller: str) -> StoredTask | None:
+        path = self.path_for(task_id)
+        if path is None:
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        stored = self._codec.decode(data)
+        if stored is None or stored.caller != caller or stored.task.id != task_id:
+            return None
+        return stored
+
+    def listing(self, caller: str, query: ListTasksQuery, live: dict[str, Task],
+                is_live: Callable[[str], bool]) -> Listing:
+        """A page of the caller's tasks: the files, with the live runs' tasks (given) in place of theirs.
+
+        is_live(task_id) must be safe to call from this thread. A task file that says submitted or working
+        with no live run is stale: its id is returned instead of a page, for recovery first.
+        """
+        summaries = [s for s in self._summaries(caller) if s.id not in live]
+        stale = [s.id for s in summaries if s.state in ACTIVE and not is_live(s.id)]
+        if stale:
+            return Listing(stale=stale)
+        page = page_of([*summaries, *(TaskSummary.of(task) for task in live.values())], query)
+        tasks: list[StoredTask] = []
+        for summary in page.summaries:
+            if summary.id in live:
+                tasks.append(StoredTask(live[summary.id], caller))
+            elif (stored := self.read(summary.id, caller)) is not None:
+                tasks.append(stored)  # a file deleted since the scan is left out of the page
+        return Listing(page=page, tasks=tasks)
+
+    def _summaries(self, caller: str) -> list[TaskSummary]:
+        """The caller's task summaries, from the index, reading only the files whose stat changed."""
+        with self._scan_lock:
+            fresh: dict[str, _Indexed] = {}
+            try:
+                entries = os.scandir(self.directory)
+            except FileNotFoundError:
+                self._index = fresh
+                return []
+            with entries:
+                for entry in entries:
+                    task_id = entry.name[:-5]
+                    if not entry.name.endswith(".json") or not is_task_id(task_id):
+                        continue
+                    indexed = self._indexed(entry, task_id)
+                    if indexed is not None:
+                        fresh[task_id] = indexed
+            self._index = fresh  # files deleted by hand leave the index here
+        return [i.summary for i in fresh.values() if i.caller == caller and i.summary is not None]
+
+    def _indexed(self, entry: os.DirEntry[str], task_id: str) -> _Indexed | None:
+        try:
+            stat = entry.stat()
+        except FileNotFoundError:
+            return None
+        key = stat_key(stat)
+        known = self._index.get(task_id)
+        if known is not None and known.trusted and known.key == key:
+            return known
+        read_at = time.time_ns()
+        try:
+            data = Path(entry.path).read_bytes()
+        except OSError:
+            return None
+        stored = self._codec.decode(data)
+        trusted = not is_racy(stat, read_at)
+        if stored is None or stored.task.id != task_id:
+            return _Indexed(key, trusted, None, None)
+        return _Indexed(key, trusted, sys.intern(stored.caller), TaskSummary.of(stored.task))
+
+
+class TaskStores:
+    """One TaskStore per workspace, kept for the life of the server (their write locks and listing index)."""
+
+    def __init__(self, codec: TaskFileCodec) -> None:
+        self._codec = codec
+        self._stores: dict[Path, TaskStore] = {}
+
+    def of(self, workspace: Workspace) -> TaskStore:
+        store = self._stores.get(workspace.path)
+        if store is None or store.workspace != workspace:
+            store = self._stores[workspace.path] = TaskStore(workspace, self._codec)
+        return store

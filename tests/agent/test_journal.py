@@ -34,6 +34,7 @@ def test_torn_last_line_is_skipped_with_a_warning_and_cut_off(
     with caplog.at_level(logging.WARNING):
         records = journal.load()
     journal.append({"role": "user", "content": "again"})
+    journal.flush()
 
     assert [r["content"] for r in records] == ["hi"]
     assert "torn last line" in caplog.text

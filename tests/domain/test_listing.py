@@ -7,8 +7,9 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
+from reference_server.domain import listing
 from reference_server.domain.errors import InvalidParams
-from reference_server.domain.listing import DEFAULT_PAGE_SIZE, page_of
+from reference_server.domain.listing import DEFAULT_PAGE_SIZE, SummaryPage, TaskSummary
 from reference_server.domain.model import ListTasksQuery, Task, TaskState, TaskStatus
 
 T0 = datetime(2026, 10, 7, 14, 0, tzinfo=UTC)
@@ -19,8 +20,19 @@ def task(minute: int, state: TaskState = TaskState.COMPLETED, context: str = "ct
     return Task(task_id or str(uuid.uuid4()), context, TaskStatus(state, timestamp=T0 + timedelta(minutes=minute)))
 
 
-def ids(tasks: list[Task]) -> list[str]:
+def ids(tasks: list[Task] | list[TaskSummary]) -> list[str]:
     return [t.id for t in tasks]
+
+
+class Page(SummaryPage):
+    @property
+    def tasks(self) -> list[TaskSummary]:
+        return self.summaries
+
+
+def page_of(tasks: list[Task], query: ListTasksQuery) -> Page:
+    page = listing.page_of([TaskSummary.of(task) for task in tasks], query)
+    return Page(page.summaries, page.next_page_token, page.page_size, page.total_size)
 
 
 def test_newest_status_first() -> None:
@@ -85,7 +97,8 @@ def test_filters_by_context_state_and_timestamp() -> None:
     assert ids(both.tasks) == [a.id] and both.total_size == 1
 
 
-@pytest.mark.parametrize("token", ["not a token", "!!!", "YWJj"], ids=["words", "symbols", "base64-no-bar"])
+@pytest.mark.parametrize("token", ["not a token", "!!!", "YWJj", "MjAyNi0xMC0wN1QxNDowMDowMHxhYmM"],
+                         ids=["words", "symbols", "base64-no-bar", "naive-timestamp"])
 def test_a_token_this_server_did_not_issue_is_invalid_params(token: str) -> None:
     with pytest.raises(InvalidParams) as raised:
         page_of([task(1)], ListTasksQuery(page_token=token))

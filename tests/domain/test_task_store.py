@@ -1,19 +1,23 @@
-"""domain/task_store.py: task files, atomic writes, caller scoping."""
+"""domain/task_store.py: task files, atomic ordered writes, caller scoping, the listing index."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import uuid
+from collections.abc import Coroutine
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
 from support.schemas import assert_valid
 
+from reference_server import disk
 from reference_server.domain.callers import Caller, Workspace
 from reference_server.domain.model import (
     AuthenticationInfo,
+    ListTasksQuery,
     Message,
     Part,
     PushConfig,
@@ -23,7 +27,23 @@ from reference_server.domain.model import (
     TaskStatus,
     utc_now,
 )
-from reference_server.domain.task_store import StoredTask, TaskStore, encode_stored, is_task_id
+from reference_server.domain.task_store import StoredTask, TaskStore, is_task_id
+from reference_server.wire.task_file import TaskFileCodec, encode_stored
+
+T = TypeVar("T")
+
+
+def run(coroutine: Coroutine[Any, Any, T]) -> T:
+    return asyncio.run(coroutine)
+
+
+def store_of(workspace: Workspace, codec: TaskFileCodec | None = None) -> TaskStore:
+    return TaskStore(workspace, codec or TaskFileCodec())
+
+
+def listed(store: TaskStore, caller: Caller, query: ListTasksQuery | None = None) -> list[StoredTask]:
+    """Every task of the caller that a listing shows (nothing is live here)."""
+    return store.listing(caller.name, query or ListTasksQuery(page_size=1000), {}, lambda _: False).tasks
 
 
 def new_task(state: TaskState = TaskState.WORKING) -> Task:
@@ -44,14 +64,14 @@ def test_a_saved_task_loads_back_equal(workspace: Workspace, caller: Caller) -> 
     stored = stored_of(caller)
     stored.push_configs.append(PushConfig("https://hooks.example.com/a2a", id="p1", task_id=stored.task.id,
                                           token="t0k", authentication=AuthenticationInfo("Bearer", "c")))
-    store = TaskStore(workspace)
-    store.save(stored)
-    assert store.load(stored.task.id, caller) == stored
+    store = store_of(workspace)
+    run(store.save(stored, durable=True))
+    assert run(store.load(stored.task.id, caller.name)) == stored
 
 
 def test_a_task_file_is_the_task_plus_caller_and_push_configs(workspace: Workspace, caller: Caller) -> None:
     stored = stored_of(caller)
-    TaskStore(workspace).save(stored)
+    run(store_of(workspace).save(stored, durable=True))
     on_disk = json.loads((workspace.tasks_dir / f"{stored.task.id}.json").read_text(encoding="utf-8"))
     assert_valid(on_disk, "urn:reference-server:task-file")
     assert on_disk == encode_stored(stored)
@@ -60,29 +80,29 @@ def test_a_task_file_is_the_task_plus_caller_and_push_configs(workspace: Workspa
 
 def test_save_replaces_the_file_and_leaves_no_temp_file(workspace: Workspace, caller: Caller) -> None:
     stored = stored_of(caller)
-    store = TaskStore(workspace)
-    store.save(stored)
+    store = store_of(workspace)
+    run(store.save(stored, durable=True))
     stored.task.status = TaskStatus(TaskState.COMPLETED, timestamp=utc_now())
-    store.save(stored)
+    run(store.save(stored, durable=True))
     assert files_in(workspace.tasks_dir) == [f"{stored.task.id}.json"]
-    loaded = store.load(stored.task.id, caller)
+    loaded = run(store.load(stored.task.id, caller.name))
     assert loaded is not None and loaded.task.status.state is TaskState.COMPLETED
 
 
 def test_a_failed_save_keeps_the_old_file_whole(workspace: Workspace, caller: Caller,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     stored = stored_of(caller)
-    store = TaskStore(workspace)
-    store.save(stored)
+    store = store_of(workspace)
+    run(store.save(stored, durable=True))
     before = (workspace.tasks_dir / f"{stored.task.id}.json").read_bytes()
 
-    def disk_full(fd: int) -> None:
+    def disk_full(src: str, dst: Any) -> None:
         raise OSError(28, "No space left on device")
 
-    monkeypatch.setattr(os, "fsync", disk_full)
+    monkeypatch.setattr(os, "replace", disk_full)
     stored.task.status = TaskStatus(TaskState.COMPLETED, timestamp=utc_now())
     with pytest.raises(OSError):
-        store.save(stored)
+        run(store.save(stored, durable=True))
     # design: written atomically (temp file + rename): a write that fails half-way changes nothing
     assert (workspace.tasks_dir / f"{stored.task.id}.json").read_bytes() == before
     assert files_in(workspace.tasks_dir) == [f"{stored.task.id}.json"]
@@ -99,7 +119,7 @@ def test_the_temp_file_is_hidden_and_not_json(workspace: Workspace, caller: Call
 
     monkeypatch.setattr(os, "replace", spy_replace)
     with pytest.raises(OSError):
-        TaskStore(workspace).save(stored)
+        run(store_of(workspace).save(stored, durable=True))
     assert len(seen) == 1 and seen[0].startswith(".") and seen[0].endswith(".tmp"), seen
     assert files_in(workspace.tasks_dir) == []
 
@@ -113,27 +133,27 @@ def test_a_malformed_task_file_reads_as_missing(workspace: Workspace, caller: Ca
     workspace.tasks_dir.mkdir(parents=True)
     (workspace.tasks_dir / f"{task_id}.json").write_bytes(content.encode("utf-8", "surrogateescape"))
     caplog.set_level("DEBUG")
-    store = TaskStore(workspace)
-    assert store.load(task_id, caller) is None
-    assert store.list(caller) == []
-    assert caplog.records == []  # design: without a log line
+    store = store_of(workspace)
+    assert run(store.load(task_id, caller.name)) is None
+    assert listed(store, caller) == []
+    assert [r for r in caplog.records if r.name.startswith("reference_server")] == []  # design: no log line
 
 
 def test_another_callers_task_reads_as_missing(workspace: Workspace, caller: Caller) -> None:
     other = Caller("other-bot", "isolated", workspace)
     stored = stored_of(other)
-    store = TaskStore(workspace)
-    store.save(stored)
-    assert store.load(stored.task.id, caller) is None
-    assert store.load(stored.task.id, other) is not None
+    store = store_of(workspace)
+    run(store.save(stored, durable=True))
+    assert run(store.load(stored.task.id, caller.name)) is None
+    assert run(store.load(stored.task.id, other.name)) is not None
 
 
 def test_a_file_whose_task_has_another_id_reads_as_missing(workspace: Workspace, caller: Caller) -> None:
     stored = stored_of(caller)
-    TaskStore(workspace).save(stored)
+    run(store_of(workspace).save(stored, durable=True))
     copy = workspace.tasks_dir / f"{uuid.uuid4()}.json"
     copy.write_bytes((workspace.tasks_dir / f"{stored.task.id}.json").read_bytes())
-    assert TaskStore(workspace).load(copy.stem, caller) is None
+    assert run(store_of(workspace).load(copy.stem, caller.name)) is None
 
 
 @pytest.mark.parametrize("task_id", ["../callers", "not-a-uuid", "", str(uuid.uuid4()).upper(),
@@ -153,7 +173,7 @@ def test_a_task_id_that_is_not_a_uuid_never_touches_the_disk(workspace: Workspac
 
         monkeypatch.setattr(Path, name, spy)
     assert not is_task_id(task_id)
-    assert TaskStore(workspace).load(task_id, caller) is None
+    assert run(store_of(workspace).load(task_id, caller.name)) is None
     assert touched == []
 
 
@@ -161,21 +181,131 @@ def test_a_task_with_a_non_uuid_id_cannot_be_saved(workspace: Workspace, caller:
     stored = stored_of(caller)
     stored.task.id = "../callers"
     with pytest.raises(ValueError, match="not a UUID"):
-        TaskStore(workspace).save(stored)
+        run(store_of(workspace).save(stored, durable=True))
     assert not workspace.callers_file.exists()
 
 
 def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, caller: Caller) -> None:
-    store = TaskStore(workspace)
-    mine = [stored_of(caller) for _ in range(3)]
+    store = store_of(workspace)
+    mine = [stored_of(caller, TaskState.COMPLETED) for _ in range(3)]
     for stored in [*mine, stored_of(Caller("other-bot", "isolated", workspace))]:
-        store.save(stored)
+        run(store.save(stored, durable=True))
     (workspace.tasks_dir / f"{uuid.uuid4()}.json").write_text("{", encoding="utf-8")
     (workspace.tasks_dir / f".{mine[0].task.id}.abc.tmp").write_text("{", encoding="utf-8")
     (workspace.tasks_dir / "notes.json").write_text(json.dumps(encode_stored(mine[0])), encoding="utf-8")
-    assert sorted(s.task.id for s in store.list(caller)) == sorted(s.task.id for s in mine)
+    assert sorted(s.task.id for s in listed(store, caller)) == sorted(s.task.id for s in mine)
 
 
 def test_list_of_a_workspace_without_tasks_is_empty(workspace: Workspace, caller: Caller) -> None:
-    assert TaskStore(workspace).list(caller) == []
+    assert listed(store_of(workspace), caller) == []
     assert not workspace.tasks_dir.exists()
+
+
+def test_saves_of_one_task_land_in_the_order_they_were_asked_for(workspace: Workspace, caller: Caller) -> None:
+    stored = stored_of(caller)
+    store = store_of(workspace)
+    states = [TaskState.WORKING, TaskState.INPUT_REQUIRED, TaskState.WORKING, TaskState.COMPLETED]
+
+    async def save_each() -> None:
+        saves = []
+        for state in states:
+            stored.task.status = TaskStatus(state, timestamp=utc_now())
+            saves.append(asyncio.ensure_future(store.save(stored, durable=state.terminal)))
+        await asyncio.gather(*saves)
+
+    run(save_each())
+    loaded = run(store.load(stored.task.id, caller.name))
+    assert loaded is not None and loaded.task.status.state is TaskState.COMPLETED
+
+
+def test_recover_changes_the_file_as_it_is_now(workspace: Workspace, caller: Caller) -> None:
+    stored = stored_of(caller, TaskState.WORKING)
+    store = store_of(workspace)
+    run(store.save(stored, durable=False))
+    stale = run(store.load(stored.task.id, caller.name))  # read while working
+    stored.task.status = TaskStatus(TaskState.COMPLETED, timestamp=utc_now())
+    run(store.save(stored, durable=True))  # then the run ended
+
+    def fail_if_working(found: StoredTask) -> bool:
+        if found.task.status.state is not TaskState.WORKING:
+            return False
+        found.task.status = TaskStatus(TaskState.FAILED, timestamp=utc_now())
+        return True
+
+    assert stale is not None and stale.task.status.state is TaskState.WORKING
+    recovered = run(store.recover(stored.task.id, caller.name, fail_if_working))
+    assert recovered is not None and recovered.task.status.state is TaskState.COMPLETED
+    on_disk = run(store.load(stored.task.id, caller.name))
+    assert on_disk is not None and on_disk.task.status.state is TaskState.COMPLETED
+
+
+class CountingCodec(TaskFileCodec):
+    def __init__(self) -> None:
+        self.decoded = 0
+
+    def decode(self, data: bytes) -> StoredTask | None:
+        self.decoded += 1
+        return super().decode(data)
+
+
+def test_a_listing_reads_only_the_files_that_changed(workspace: Workspace, caller: Caller,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(disk, "RACY_NS", 0)  # as if the files were written long before the listing
+    codec = CountingCodec()
+    store = store_of(workspace, codec)
+    tasks = [stored_of(caller, TaskState.COMPLETED) for _ in range(5)]
+    for stored in tasks:
+        run(store.save(stored, durable=False))
+
+    assert len(listed(store, caller)) == 5
+    codec.decoded = 0
+    assert len(listed(store, caller, ListTasksQuery(page_size=1))) == 1
+    assert codec.decoded == 1  # the page's one task, and no file of the scan
+
+
+def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, caller: Caller) -> None:
+    store = store_of(workspace)
+    first, second = stored_of(caller, TaskState.COMPLETED), stored_of(caller, TaskState.COMPLETED)
+    for stored in (first, second):
+        run(store.save(stored, durable=False))
+    completed = ListTasksQuery(status=TaskState.COMPLETED, page_size=10)
+    assert len(listed(store, caller, completed)) == 2
+
+    path = workspace.tasks_dir / f"{first.task.id}.json"
+    edited = json.loads(path.read_text(encoding="utf-8"))
+    edited["status"]["state"] = "TASK_STATE_CANCELED"
+    path.write_text(json.dumps(edited), encoding="utf-8")  # in place: same inode
+    (workspace.tasks_dir / f"{second.task.id}.json").unlink()
+
+    assert listed(store, caller, completed) == []
+    assert [s.task.id for s in listed(store, caller)] == [first.task.id]
+
+
+def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, caller: Caller) -> None:
+    store = store_of(workspace)
+    working, done = stored_of(caller, TaskState.WORKING), stored_of(caller, TaskState.COMPLETED)
+    for stored in (working, done):
+        run(store.save(stored, durable=False))
+
+    dead = store.listing(caller.name, ListTasksQuery(), {}, lambda _: False)
+    alive = store.listing(caller.name, ListTasksQuery(), {}, lambda task_id: task_id == working.task.id)
+
+    assert (dead.stale, dead.page) == ([working.task.id], None)
+    assert alive.stale == [] and alive.page is not None and alive.page.total_size == 2
+
+
+def test_a_listing_shows_a_live_task_in_place_of_its_file(workspace: Workspace, caller: Caller) -> None:
+    store = store_of(workspace)
+    stored = stored_of(caller, TaskState.WORKING)
+    run(store.save(stored, durable=False))
+    live = stored_of(caller, TaskState.WORKING).task
+    live.id = stored.task.id
+    live.status = TaskStatus(TaskState.INPUT_REQUIRED, timestamp=utc_now())
+    not_yet_on_disk = stored_of(caller, TaskState.WORKING).task
+
+    listing = store.listing(caller.name, ListTasksQuery(), {live.id: live, not_yet_on_disk.id: not_yet_on_disk},
+                            lambda _: False)
+
+    assert listing.stale == []
+    assert {s.task.id: s.task.status.state for s in listing.tasks} == {
+        live.id: TaskState.INPUT_REQUIRED, not_yet_on_disk.id: TaskState.WORKING}
