@@ -3,7 +3,7 @@ Feature: Task files and lazy restart recovery
   Design, "Files": tasks/<taskId>.json is the task plus caller and pushConfigs, written atomically; a
   malformed task file reads as missing, without a log line. "Lazy restart recovery": a task file read in
   state submitted/working with no live run is rewritten as failed ("server restarted"); input-required
-  tasks survive a restart.
+  tasks survive a restart. "Deviations": a just-finished run counts as live for a one-minute grace.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -28,6 +28,16 @@ Feature: Task files and lazy restart recovery
     When the caller lists its tasks
     Then the listed task is failed with the status message "server restarted"
     And the task file says failed with the status message "server restarted"
+
+  Scenario: A task that just finished is never rewritten as "server restarted"
+    # design "Deviations": a run that ended less than a minute ago still counts as live, so a file read
+    # while the run was working, and looked at after it ended, is not taken for a run the server lost
+    When the caller sends "hello"
+    Then the task is completed
+    When the task file is set back to working, as a read made during its run saw it
+    And the caller gets the task
+    And the caller lists its tasks
+    Then the task file is not rewritten as failed
 
   @TaskFile_InputRequired_SurvivesRestart @v0_3
   Scenario: An input-required task survives a restart and continues

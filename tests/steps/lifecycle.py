@@ -160,6 +160,20 @@ def _(world: Any, path: str, task: str) -> None:
     world.tasks[task] = task
 
 
+@when("the task file is set back to working, as a read made during its run saw it")
+def _(world: Any) -> None:
+    stored = read_task_file(world)
+    stored["status"] = {"state": STATES["working"], "timestamp": stored["status"]["timestamp"]}
+    write_json(task_file(world), stored)
+    world.notes["stale_file"] = stored
+
+
+@then("the task file is not rewritten as failed")
+def _(world: Any) -> None:
+    assert read_task_file(world) == world.notes["stale_file"]  # not one byte of it recovered as "server restarted"
+    assert world.reply.error is None, world.reply.error
+
+
 @then(parsers.parse('the listed task is {state} with the status message "{text}"'))
 def _(world: Any, state: str, text: str) -> None:
     assert world.reply.error is None, world.reply.error
