@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import os
@@ -78,8 +79,20 @@ def banner(settings: Settings, workspace: Path, key: str | None) -> str:
     return "\n".join(lines)
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def configure_logging() -> None:
+    """The server's log: INFO and up on stderr (the design's task-end line is INFO)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+def settle_heap() -> None:
+    """Call once the app is built: what exists then lives as long as the process, so the garbage collector
+    stops walking it (fewer and shorter collection pauses on the event loop)."""
+    gc.collect()
+    gc.freeze()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    configure_logging()
     try:
         settings = load_settings(os.environ, sys.argv[1:] if argv is None else argv)
     except SettingsError as error:
@@ -105,6 +118,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workspaces = lambda: [single]  # noqa: E731
     app = create_app(settings, workspaces, notifier=LoggingNotifier())
     print(banner(settings, path, key), flush=True)
+    settle_heap()
     uvicorn.run(app, host=settings.host, port=settings.port, timeout_graceful_shutdown=3,
                 log_level="info", access_log=False)
     return 0
