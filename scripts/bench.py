@@ -1,123 +1,358 @@
-"""`make bench`: latency and throughput of the main operations against a server on loopback.
-
-Timing goals live here, never in tests. The server runs as its own process on 127.0.0.1 (a free
-port, a temporary workspace) and is stopped at the end; every loop is bounded.
-"""
+"""`make bench`: this server beside the official a2a-sdk (Python) and @a2a-js/sdk echo agents, under the same load."""
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
-import socket
-import statistics
-import subprocess
+import os
+import platform
 import sys
 import tempfile
 import time
-import uuid
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, TypeVar
 
-import httpx
+from bench_kit import load, servers
 
-KEY = "k_bench"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
+REPORT = servers.ROOT / "reports" / "bench.json"
+LIST_PATH = "/a2a/v1/tasks?pageSize=50"
+T = TypeVar("T")
+Results = dict[str, float | None]
+Phases = list[tuple[str, float, float]]
 
 
-def start_server(workspace: Path) -> tuple[subprocess.Popen[bytes], str]:
-    callers = workspace / ".volcanic" / "a2a" / "callers.json"
-    callers.parent.mkdir(parents=True)
-    callers.write_text(json.dumps([{"name": "bench", "key": KEY}]))
-    port = free_port()
-    process = subprocess.Popen(
-        [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--host", "127.0.0.1",
-         "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
+def rpc_body(method: str, params: dict[str, Any]) -> str:
+    return json.dumps({"jsonrpc": "2.0", "id": 1, "method": method, "params": params})
+
+
+SEND = rpc_body("SendMessage", {"message": {"messageId": load.ID, "role": "ROLE_USER", "parts": [{"text": "hello"}]}})
+STREAM = SEND.replace('"SendMessage"', '"SendStreamingMessage"')
+
+
+def ms(seconds: list[float], q: float) -> float | None:
+    value = load.percentile(seconds, q)
+    return None if value is None else value * 1000
+
+
+def show(label: str, value: str) -> None:
+    print(f"  {label:<44} {value}", flush=True)
+
+
+def shown_load(label: str, result: load.Load | None) -> None:
+    if result is None:
+        show(label, "no result")
+    else:
+        show(label, f"{result.rate:9.1f} /s  p50 {result.p50_ms or 0:7.2f} ms  p99 {result.p99_ms or 0:7.2f} ms  "
+                    f"({result.requests} requests by {result.tool}, {result.failures} failed)")
+
+
+class Run:
+    """The measurements of one server, each one timed as a phase (our loop-lag report is cut into them)."""
+
+    def __init__(self, server: servers.Server, args: argparse.Namespace) -> None:
+        self.server, self.args = server, args
+        self.results: Results = {}
+        self.phases: Phases = []
+
+    async def phase(self, name: str, work: Callable[[], Awaitable[T]]) -> T:
+        started = time.monotonic()
         try:
-            httpx.get(url + "/.well-known/agent-card.json", timeout=1)
-            return process, url
-        except httpx.TransportError:
-            time.sleep(0.05)
-    process.kill()
-    raise SystemExit("the server did not start")
-
-
-def message(text: str) -> dict[str, object]:
-    return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}
-
-
-def measure(name: str, count: int, call: Callable[[], None]) -> None:
-    samples = []
-    started = time.perf_counter()
-    for _ in range(count):
-        t0 = time.perf_counter()
-        call()
-        samples.append((time.perf_counter() - t0) * 1000)
-    total = time.perf_counter() - started
-    samples.sort()
-    p95 = samples[int(len(samples) * 0.95) - 1]
-    print(f"{name:<44} n={count:<5} p50={statistics.median(samples):7.2f} ms  p95={p95:7.2f} ms  "
-          f"{count / total:8.1f} /s")
-
-
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("-n", type=int, default=200, help="requests per measurement")
-    args = parser.parse_args()
-    headers = {"X-API-Key": KEY, "A2A-Version": "1.0"}
-    with tempfile.TemporaryDirectory() as tmp:
-        process, url = start_server(Path(tmp))
-        try:
-            with httpx.Client(base_url=url, headers=headers, timeout=30) as client:
-                task_id = client.post("/a2a/v1/message:send",
-                                      json={"message": message("warm up")}).json()["task"]["id"]
-
-                def jsonrpc_send() -> None:
-                    body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage",
-                            "params": {"message": message("hello bench")}}
-                    assert "result" in client.post("/a2a", json=body).json()
-
-                def rest_send() -> None:
-                    assert client.post("/a2a/v1/message:send", json={"message": message("hello")}).status_code == 200
-
-                def rest_stream() -> None:
-                    with client.stream("POST", "/a2a/v1/message:stream", json={"message": message("hi there")}) as r:
-                        assert sum(1 for line in r.iter_lines() if line.startswith("data:")) >= 3
-
-                def get_task() -> None:
-                    assert client.get(f"/a2a/v1/tasks/{task_id}").status_code == 200
-
-                def card() -> None:
-                    assert client.get("/.well-known/agent-card.json").status_code == 200
-
-                measure("public card", args.n, card)
-                measure("GetTask (REST)", args.n, get_task)
-                measure("SendMessage, blocking echo (JSON-RPC)", args.n, jsonrpc_send)
-                measure("SendMessage, blocking echo (REST)", args.n, rest_send)
-                measure("SendStreamingMessage, whole stream (REST)", args.n // 2, rest_stream)
-                def list_tasks() -> None:
-                    assert client.get("/a2a/v1/tasks?pageSize=100").status_code == 200
-
-                total = client.get("/a2a/v1/tasks?pageSize=1").json()["totalSize"]
-                measure(f"ListTasks, 100 of {total} task files", args.n // 4, list_tasks)
-                with ThreadPoolExecutor(8) as pool:
-                    started = time.perf_counter()
-                    list(pool.map(lambda _: rest_send(), range(args.n)))
-                    elapsed = time.perf_counter() - started
-                print(f"{'SendMessage, 8 concurrent callers (REST)':<44} n={args.n:<5} "
-                      f"{args.n / elapsed:8.1f} /s in total")
+            return await work()
         finally:
-            process.terminate()
-            process.wait(10)
+            self.phases.append((name, started, time.monotonic()))
+
+    async def rpc(self, body: str) -> dict[str, Any] | None:
+        status, data, _ = await load.call(self.server.port, "POST", self.server.rpc_path, self.server.headers, body)
+        if load.failed(status, data):
+            print(f"  {self.server.name}: HTTP {status}, not a success: {data[:600].decode(errors='replace')}")
+            return None
+        return dict(json.loads(data)["result"])
+
+    async def loaded(self, key: str, label: str, path: str, body: str | None, headers: dict[str, str] | None = None
+                     ) -> load.Load | None:
+        result = await self.phase(key, lambda: load.load(self.server.port, path, headers or self.server.headers, body,
+                                                         self.args.duration, self.args.connections))
+        shown_load(label, result)
+        if result is not None and result.requests > result.failures:
+            self.results |= {f"{key}_rps": result.rate, f"{key}_p50": result.p50_ms, f"{key}_p99": result.p99_ms}
+        return result
+
+    async def run(self, workspace: Path | None) -> None:
+        first = await self.rpc(SEND)
+        state = (first or {}).get("task", {}).get("status", {}).get("state")
+        if first is None or state != "TASK_STATE_COMPLETED":
+            print(f"  {self.server.name}: the first SendMessage did not complete ({first}); skipping this server")
+            return
+        task_id = first["task"]["id"]
+        if workspace is not None and (difference := servers.same_shape(workspace, task_id)):
+            print(f"  note: {difference}")
+            self.server.notes.append(difference)
+        if workspace is not None:
+            await self.listing()
+        await self.loaded("card", "public card GET", servers.CARD, None, {})
+        await self.loaded("send", "blocking SendMessage (JSON-RPC)", self.server.rpc_path, SEND)
+        await self.stream_phases()
+        if await self.rpc(rpc_body("GetTask", {"id": task_id})) is not None:
+            await self.loaded("get", "GetTask (JSON-RPC)", self.server.rpc_path, rpc_body("GetTask", {"id": task_id}))
+        await self.phase("rss", self.rss)
+
+    async def stream_phases(self) -> None:
+        port, path, headers = self.server.port, self.server.rpc_path, self.server.headers
+        lone, _, failed = await self.phase("sse_lone", lambda: load.streams(
+            port, path, headers, STREAM, self.args.lone_streams, 1, 4 * self.args.duration + 30))
+        first = [s.first for s in lone]
+        self.results |= {"sse_lone_p50": ms(first, 50), "sse_lone_p99": ms(first, 99)}
+        show("first SSE event, lone", f"p50 {ms(first, 50) or 0:7.2f} ms  p99 {ms(first, 99) or 0:7.2f} ms  "
+                                      f"({len(lone)} streams, {failed} failed)")
+        many, elapsed, failed = await self.phase("sse_8", lambda: load.streams(
+            port, path, headers, STREAM, self.args.streams, self.args.connections, 4 * self.args.duration + 30))
+        first = [s.first for s in many]
+        self.results |= {"sse8_p50": ms(first, 50), "sse8_p99": ms(first, 99),
+                         "streams_rps": len(many) / elapsed if many else None}
+        show(f"first SSE event, {self.args.connections} in flight",
+             f"p50 {ms(first, 50) or 0:7.2f} ms  p99 {ms(first, 99) or 0:7.2f} ms  ({len(many)} streams, "
+             f"{failed} failed)")
+        show(f"whole streams, {self.args.connections} in flight", f"{self.results['streams_rps'] or 0:9.1f} /s")
+
+    async def listing(self) -> None:
+        """ListTasks over the generated task files, alone and while wrk loads the public card."""
+        port, headers = self.server.port, self.server.headers
+        status, data, _ = await load.call(port, "GET", LIST_PATH, headers)
+        if status != 200:
+            print(f"  ListTasks: HTTP {status}: {data[:600].decode(errors='replace')}")
+            return
+        total = json.loads(data).get("totalSize")
+        show("ListTasks sees", f"{total} of the caller's tasks ({self.args.task_files} files, half of them its own)")
+
+        async def sequential() -> list[float]:
+            deadline, samples = time.monotonic() + 60, list[float]()
+            while len(samples) < self.args.list_calls and time.monotonic() < deadline:
+                samples.append((await load.call(port, "GET", LIST_PATH, headers))[2])
+            return samples
+
+        samples = await self.phase("list", sequential)
+        self.results |= {"list_p50": ms(samples, 50), "list_p99": ms(samples, 99)}
+        show("ListTasks, page of 50, sequential", f"p50 {ms(samples, 50) or 0:7.2f} ms  p99 "
+                                                  f"{ms(samples, 99) or 0:7.2f} ms  ({len(samples)} calls)")
+        stop, during = asyncio.Event(), list[float]()
+
+        async def lister() -> None:
+            while not stop.is_set() and len(during) < 10_000:
+                during.append((await load.call(port, "GET", LIST_PATH, headers))[2])
+
+        loops = [asyncio.create_task(lister()) for _ in range(2)]
+        try:
+            await self.loaded("card_listing", "public card GET while 2 ListTasks loops run", servers.CARD, None, {})
+        finally:
+            stop.set()
+            await asyncio.gather(*loops, return_exceptions=True)
+        self.results["list_loaded_p50"] = ms(during, 50)
+        show("ListTasks during that card load", f"p50 {ms(during, 50) or 0:7.2f} ms  ({len(during)} calls)")
+
+    async def rss(self) -> None:
+        """RSS before and after `rss_tasks` blocking sends (a bounded loop: wrk 4.1 cannot stop at a count)."""
+        pid = self.server.process.pid
+        await asyncio.sleep(1)
+        before = servers.rss_kb(pid)
+        result = await load.python_load(self.server.port, self.server.rpc_path, self.server.headers, SEND,
+                                        self.args.rss_seconds, self.args.connections, limit=self.args.rss_tasks)
+        await asyncio.sleep(1)
+        after, finished = servers.rss_kb(pid), result.requests - result.failures
+        if before is None or after is None or finished <= 0:
+            show("RSS growth", "no result")
+            return
+        per_task = (after - before) / finished
+        self.results |= {"rss_before_kb": before, "rss_after_kb": after, "rss_tasks": finished,
+                         "rss_kb_per_task": per_task}
+        show(f"RSS over {finished} blocking sends", f"{before} KB -> {after} KB: {per_task:.2f} KB per finished task "
+                                                    f"({result.rate:.0f} sends/s, {result.failures} failed)")
+
+
+def lag(report: Path, phases: Phases) -> tuple[dict[str, Any], Results]:
+    """The wrapper's lag report, cut into the bench's phases (both use CLOCK_MONOTONIC)."""
+    try:
+        data = json.loads(report.read_text())
+    except (OSError, ValueError):
+        print("  no loop-lag report from our server")
+        return {}, {}
+    series: list[list[float]] = data.pop("series", [])
+    per_phase: dict[str, Any] = {}
+    for name, started, ended in phases:
+        lags = [value for t, value in series if started <= t <= ended]
+        if lags:
+            per_phase[name] = {"max_ms": max(lags), "p99_ms": load.percentile(lags, 99), "samples": len(lags)}
+    measured = [value for t, value in series if phases and phases[0][1] <= t <= phases[-1][2]]
+    print("  loop lag per phase (max / p99 ms): " + ", ".join(
+        f"{name} {v['max_ms']:.1f}/{v['p99_ms']:.2f}" for name, v in per_phase.items()))
+    print(f"  loop lag over the whole run, startup included: max {data.get('max_ms', 0):.1f} ms, "
+          f"p99 {data.get('p99_ms', 0):.2f} ms ({data.get('samples')} samples)")
+    results: Results = {"lag_max": max(measured) if measured else None, "lag_p99": load.percentile(measured, 99),
+                        "lag_run_max": data.get("max_ms")}
+    return {"whole_run": data, "phases": per_phase}, results
+
+
+ROWS = [  # label, result key, unit
+    ("public card GET", "card_rps", "req/s"), ("public card GET p99", "card_p99", "ms"),
+    ("blocking SendMessage", "send_rps", "req/s"), ("blocking SendMessage p50", "send_p50", "ms"),
+    ("blocking SendMessage p99", "send_p99", "ms"),
+    ("first SSE event, lone, p50", "sse_lone_p50", "ms"), ("first SSE event, lone, p99", "sse_lone_p99", "ms"),
+    ("first SSE event, 8 in flight, p50", "sse8_p50", "ms"), ("first SSE event, 8 in flight, p99", "sse8_p99", "ms"),
+    ("whole streams, 8 in flight", "streams_rps", "streams/s"),
+    ("GetTask", "get_rps", "req/s"), ("GetTask p99", "get_p99", "ms"),
+    ("ListTasks (50 of 10,000 files) p50", "list_p50", "ms"), ("ListTasks p99", "list_p99", "ms"),
+    ("card GET during 2 ListTasks loops", "card_listing_rps", "req/s"),
+    ("card GET during ListTasks p99", "card_listing_p99", "ms"),
+    ("ListTasks p50 during that card load", "list_loaded_p50", "ms"),
+    ("loop lag max, measured phases", "lag_max", "ms"), ("loop lag p99, measured phases", "lag_p99", "ms"),
+    ("RSS growth per finished task", "rss_kb_per_task", "KB"),
+]
+
+
+def ratio(a: float | None, b: float | None) -> float | None:
+    return a / b if a is not None and b is not None and a >= 0 and b > 0 else None  # no ratio of RSS shrinking
+
+
+def cell(value: float | None, unit: str = "") -> str:
+    if value is None:
+        return "-"
+    return f"{value:.0f}" if unit in ("req/s", "streams/s") and value >= 100 else f"{value:.2f}"
+
+
+def targets(results: dict[str, Results]) -> list[dict[str, Any]]:
+    ours, sdk = results.get("ours", {}), results.get("a2a-sdk", {})
+    checks: list[tuple[str, float | None, Callable[[float], bool], str]] = [
+        ("blocking SendMessage req/s >= 2x a2a-sdk", ratio(ours.get("send_rps"), sdk.get("send_rps")),
+         lambda v: v >= 2, "x"),
+        ("blocking SendMessage p99 <= 1/2 of a2a-sdk's", ratio(ours.get("send_p99"), sdk.get("send_p99")),
+         lambda v: v <= 0.5, "x"),
+        ("first SSE event, lone, p50 <= 2 ms", ours.get("sse_lone_p50"), lambda v: v <= 2, " ms"),
+        ("first SSE event, 8 in flight, p50 <= 1/2 of a2a-sdk's", ratio(ours.get("sse8_p50"), sdk.get("sse8_p50")),
+         lambda v: v <= 0.5, "x"),
+        ("whole-stream rate >= 2x a2a-sdk", ratio(ours.get("streams_rps"), sdk.get("streams_rps")),
+         lambda v: v >= 2, "x"),
+        ("ListTasks over 10,000 task files p50 <= 100 ms", ours.get("list_p50"), lambda v: v <= 100, " ms"),
+        ("loop stall <= 5 ms (max lag, measured phases)", ours.get("lag_max"), lambda v: v <= 5, " ms"),
+        ("RSS growth <= 1 KB per finished task", ours.get("rss_kb_per_task"), lambda v: v <= 1, " KB"),
+    ]
+    return [{"target": name, "value": value, "unit": unit.strip(),
+             "status": "n/a" if value is None else "MET" if ok(value) else "MISSED"}
+            for name, value, ok, unit in checks]
+
+
+def print_table(results: dict[str, Results], met: list[dict[str, Any]]) -> None:
+    ours, sdk, js = (results.get(name, {}) for name in ("ours", "a2a-sdk", "js"))
+    head = ("operation", "unit", "ours", "a2a-sdk", "ours/a2a-sdk", "js", "ours/js")
+    lines = [head] + [(label, unit, cell(ours.get(key), unit), cell(sdk.get(key), unit),
+                       cell(ratio(ours.get(key), sdk.get(key))), cell(js.get(key), unit),
+                       cell(ratio(ours.get(key), js.get(key)))) for label, key, unit in ROWS]
+    widths = [max(len(line[i]) for line in lines) for i in range(len(head))]
+    print()
+    for n, line in enumerate(lines):
+        print("| " + " | ".join(text.ljust(w) if i < 2 else text.rjust(w)
+                                for i, (text, w) in enumerate(zip(line, widths, strict=True))) + " |")
+        if n == 0:
+            print("|" + "|".join("-" * (w + 2) for w in widths) + "|")
+    print("\ntargets (ours; ratios are ours/a2a-sdk):")
+    for item in met:
+        unit = item["unit"] if item["unit"] == "x" else " " + item["unit"]
+        value = "-" if item["value"] is None else f"{item['value']:.2f}{unit}"
+        print(f"  {item['status']:<7} {item['target']:<56} {value}")
+
+
+async def bench_one(name: str, tmp: Path, args: argparse.Namespace, cpu: int | None
+                    ) -> tuple[Results, dict[str, Any], list[str]]:
+    print(f"\n== {name}", flush=True)
+    if name == "js" and (reason := servers.npm_ready()):
+        print(f"  skipping the JS peer: {reason}")
+        return {}, {}, [f"js skipped: {reason}"]
+    folder = tmp / name
+    folder.mkdir()
+    if name == "ours":
+        print(f"  writing {args.task_files} task files ...", flush=True)
+        server = await servers.start_ours(folder, args.task_files, cpu)
+    else:
+        server = await (servers.start_sdk(folder, cpu) if name == "a2a-sdk" else servers.start_js(folder, cpu))
+    if server is None:
+        return {}, {}, [f"{name} did not start"]
+    run = Run(server, args)
+    try:
+        await run.run(folder / "workspace" if name == "ours" else None)
+    except Exception as error:  # one server's failure must not lose the others' results
+        print(f"  {name}: the run stopped early: {error!r}")
+        server.notes.append(f"run stopped early: {error!r}")
+    finally:
+        servers.stop(server)
+    lag_detail: dict[str, Any] = {}
+    if server.lag_report is not None:
+        lag_detail, lag_results = lag(server.lag_report, run.phases)
+        run.results |= lag_results
+    return run.results, lag_detail, server.notes
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
+    parser.add_argument("--only", action="append", choices=["ours", "a2a-sdk", "js"], help="run only this server")
+    parser.add_argument("--duration", type=float, help="seconds per wrk run (default 5, quick 2)")
+    parser.add_argument("--connections", type=int, default=8, help="connections / streams in flight (default 8)")
+    parser.add_argument("--lone-streams", type=int, help="sequential streams (default 200, quick 50)")
+    parser.add_argument("--streams", type=int, help="streams at 8 in flight (default 400, quick 100)")
+    parser.add_argument("--list-calls", type=int, help="sequential ListTasks calls (default 30, quick 10)")
+    parser.add_argument("--task-files", type=int, default=10_000, help="task files in our workspace (default 10000)")
+    parser.add_argument("--rss-tasks", type=int, help="blocking sends in the RSS phase (default 10000, quick 1000)")
+    parser.add_argument("--rss-seconds", type=float, help="time bound of the RSS phase (default 300, quick 60)")
+    parser.add_argument("--no-pin", action="store_true", help="no CPU pinning (server on one CPU, load on the others)")
+    parser.add_argument("--report", type=Path, default=REPORT, help=f"JSON results (default {REPORT})")
+    args = parser.parse_args()
+    defaults = {"duration": (5, 2), "lone_streams": (200, 50), "streams": (400, 100), "list_calls": (30, 10),
+                "rss_tasks": (10_000, 1000), "rss_seconds": (300, 60)}
+    for key, (full, quick) in defaults.items():
+        if getattr(args, key) is None:
+            setattr(args, key, quick if args.quick else full)
+    return args
+
+
+def pinning(args: argparse.Namespace) -> int | None:
+    """One CPU for the server under test, the others for wrk and this process (so each server gets the same core)."""
+    available = os.sched_getaffinity(0)
+    if args.no_pin or len(available) < 2:
+        return None
+    server_cpu = max(available)
+    os.sched_setaffinity(0, available - {server_cpu})
+    return server_cpu
+
+
+async def main() -> int:
+    args = parse_args()
+    names = args.only or ["ours", "a2a-sdk", "js"]
+    cpu = pinning(args)
+    print(f"bench: {', '.join(names)}; load by " + (f"wrk ({load.WRK}), 1 thread" if load.WRK else
+          "the bounded Python load loop, because wrk is not installed (apt-get install wrk for comparable numbers)")
+          + f", {args.connections} connections, {args.duration:g} s per run; "
+          + (f"servers pinned to CPU {cpu}" if cpu is not None else "no CPU pinning"))
+    results: dict[str, Results] = {}
+    lag_detail: dict[str, Any] = {}
+    notes: list[str] = [] if load.WRK else ["wrk not installed: Python load loop used"]
+    with tempfile.TemporaryDirectory(prefix="a2a-bench-") as tmp:
+        for name in names:
+            results[name], detail, server_notes = await bench_one(name, Path(tmp), args, cpu)
+            lag_detail |= detail
+            notes += [f"{name}: {note}" for note in server_notes]
+    met = targets(results)
+    print_table(results, met)
+    args.report.parent.mkdir(parents=True, exist_ok=True)
+    args.report.write_text(json.dumps({
+        "when": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": {"cpus": os.cpu_count(), "python": sys.version.split()[0], "platform": platform.platform(),
+                    "load_tool": "wrk" if load.WRK else "python", "server_cpu": cpu},
+        "args": {key: str(value) if isinstance(value, Path) else value for key, value in vars(args).items()},
+        "results": results, "loop_lag": lag_detail, "targets": met, "notes": notes}, indent=2) + "\n")
+    print(f"\nwritten: {args.report}")
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(asyncio.run(main()))

@@ -1,0 +1,93 @@
+"""Serve one workspace as `reference-server --workspace DIR` does, with an event-loop lag probe for the bench."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import uvicorn
+
+from reference_server.agent.notifier import LoggingNotifier
+from reference_server.app import create_app
+from reference_server.cli import configure_logging, settle_heap
+from reference_server.domain.callers import Workspace
+from reference_server.settings import load_settings
+
+PROBE_INTERVAL = 0.001
+
+
+class LagProbe:
+    """Sleeps 1 ms at a time on the server's loop and records how late each wake-up was, with its monotonic time."""
+
+    def __init__(self) -> None:
+        self.times: list[float] = []
+        self.lags: list[float] = []
+
+    async def run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            due = loop.time() + PROBE_INTERVAL
+            await asyncio.sleep(PROBE_INTERVAL)
+            now = loop.time()
+            self.times.append(time.monotonic())
+            self.lags.append(max(0.0, now - due) * 1000)
+
+    def report(self) -> dict[str, object]:
+        ordered = sorted(self.lags) or [0.0]
+
+        def rank(q: float) -> float:
+            return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+        return {"max_ms": ordered[-1], "p99_ms": rank(0.99), "p50_ms": rank(0.5), "samples": len(self.lags),
+                "series": [[round(t, 4), round(lag, 3)] for t, lag in zip(self.times, self.lags, strict=True)]}
+
+
+class ProbedServer(uvicorn.Server):
+    """A uvicorn server whose loop also runs the lag probe, from startup until shutdown, which writes its report
+    (uvicorn re-raises the captured SIGTERM once serving ends, so nothing after run() would be reached)."""
+
+    def __init__(self, config: uvicorn.Config, probe: LagProbe, report: Path) -> None:
+        super().__init__(config)
+        self.probe = probe
+        self.report = report
+        self.probe_task: asyncio.Task[None] | None = None
+
+    async def startup(self, sockets: list | None = None) -> None:  # type: ignore[type-arg]
+        self.probe_task = asyncio.create_task(self.probe.run())
+        await super().startup(sockets)
+
+    async def shutdown(self, sockets: list | None = None) -> None:  # type: ignore[type-arg]
+        if self.probe_task is not None:
+            self.probe_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self.probe_task
+        self.report.write_text(json.dumps(self.probe.report()))
+        await super().shutdown(sockets)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--lag-report", type=Path, required=True, help="JSON file written at shutdown")
+    args, rest = parser.parse_known_args()
+    settings = load_settings(os.environ, rest)  # the rest (--workspace, --port, ...) as cli.main() reads it
+    if settings.workspace is None or not settings.workspace.resolve().is_dir():
+        print("serve_ours: --workspace must name a folder", file=sys.stderr)
+        return 2
+    configure_logging()  # as cli.main(): the task-end log line is part of the cost of a task
+    single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
+    app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
+    settle_heap()
+    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
+                            access_log=False, timeout_graceful_shutdown=3)
+    ProbedServer(config, LagProbe(), args.lag_report).run()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
