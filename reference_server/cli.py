@@ -84,11 +84,13 @@ def configure_logging() -> None:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
 
 
-def settle_heap() -> None:
-    """Call once the app is built: what exists then lives as long as the process, so the garbage collector
-    stops walking it (fewer and shorter collection pauses on the event loop)."""
+def tune_runtime() -> None:
+    """Call once the app is built, to keep the event loop's pauses short: what exists then lives as long as the
+    process, so the garbage collector stops walking it; and a disk thread hands the GIL back to the loop's
+    thread after 1 ms instead of 5 ms."""
     gc.collect()
     gc.freeze()
+    sys.setswitchinterval(0.001)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -118,7 +120,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         workspaces = lambda: [single]  # noqa: E731
     app = create_app(settings, workspaces, notifier=LoggingNotifier())
     print(banner(settings, path, key), flush=True)
-    settle_heap()
+    tune_runtime()
     uvicorn.run(app, host=settings.host, port=settings.port, timeout_graceful_shutdown=3,
                 log_level="info", access_log=False)
     return 0

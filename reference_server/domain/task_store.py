@@ -22,6 +22,7 @@ from reference_server.domain.model import ListTasksQuery, PushConfig, Task, Task
 # design: task ids are UUIDs; anything else never touches the file system
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 ACTIVE = (TaskState.SUBMITTED, TaskState.WORKING)  # the states a run holds; without a live run they are stale
+_YIELD_EVERY = 256  # files a scan looks at between two chances for the event loop to run
 
 
 def is_task_id(text: str) -> bool:
@@ -172,7 +173,9 @@ class TaskStore:
                 self._index = fresh
                 return []
             with entries:
-                for entry in entries:
+                for n, entry in enumerate(entries):
+                    if n % _YIELD_EVERY == 0:
+                        time.sleep(0)  # let the event loop's thread take the GIL: a long scan never starves it
                     task_id = entry.name[:-5]
                     if not entry.name.endswith(".json") or not is_task_id(task_id):
                         continue

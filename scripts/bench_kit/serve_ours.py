@@ -15,7 +15,7 @@ import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
-from reference_server.cli import configure_logging, settle_heap
+from reference_server.cli import configure_logging, tune_runtime
 from reference_server.domain.callers import Workspace
 from reference_server.settings import load_settings
 
@@ -82,7 +82,7 @@ def main() -> int:
     configure_logging()  # as cli.main(): the task-end log line is part of the cost of a task
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
-    settle_heap()
+    tune_runtime()
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
                             access_log=False, timeout_graceful_shutdown=3)
     ProbedServer(config, LagProbe(), args.lag_report).run()
