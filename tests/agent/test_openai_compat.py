@@ -63,6 +63,7 @@ def test_session_runs_a_tool_and_sends_its_result_back(
     workspace: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     (workspace / "a.txt").write_text("a")
+    (workspace / ".volcanic").mkdir()  # as in every served workspace (callers.json lives there)
     caplog.set_level(logging.DEBUG)
 
     async def scenario() -> tuple[list[Any], FakeOpenAI]:
@@ -76,7 +77,7 @@ def test_session_runs_a_tool_and_sends_its_result_back(
 
     assert events == [TextDelta("Looking."), MessageEnd("Looking."),
                       ToolStart("call_1", "list_files", {}),
-                      ToolEnd("call_1", "list_files", ".volcanic/\na.txt", False),  # .volcanic/: sessions
+                      ToolEnd("call_1", "list_files", ".volcanic/\na.txt", False),
                       TextDelta("You have "), TextDelta("a.txt."), MessageEnd("You have a.txt."), Settled()]
     replay = fake.received[1].body["messages"]
     assert replay[2] == {"role": "assistant", "content": "Looking.", "tool_calls": [

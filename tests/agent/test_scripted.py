@@ -106,11 +106,12 @@ def test_notify_without_a_notifier_says_so(workspace: Path) -> None:
 
 def test_think_talks_between_tool_calls_before_the_final_answer(workspace: Path) -> None:
     (workspace / "a.txt").write_text("a")
+    (workspace / ".volcanic").mkdir()  # as in every served workspace (callers.json lives there)
 
     events = collect(open_session(workspace), "think")
 
     assert _texts(events) == ["Let me look at the workspace first.", "Let me check once more.",
-                              "Done thinking. The workspace holds:\n.volcanic/\na.txt"]  # sessions
+                              "Done thinking. The workspace holds:\n.volcanic/\na.txt"]
     assert [name for name, _ in _tools(events)] == ["list_files", "list_files"]
     assert events[-1] == Settled()
 
