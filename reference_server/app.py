@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
@@ -97,9 +98,13 @@ async def not_found(request: Request) -> Response:
 def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:
     started = format_datetime(datetime.now(UTC).replace(microsecond=0), usegmt=True)
 
+    @functools.lru_cache(maxsize=32)  # the card depends only on the settings and the base URL
+    def card_of(base: str) -> tuple[bytes, bytes]:
+        body = dumps(build_card(public_details(settings), base, settings))
+        return body, b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
+
     async def public_card(request: Request) -> Response:
-        body = dumps(build_card(public_details(settings), base_url(request, settings), settings))
-        etag = b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
+        body, etag = card_of(base_url(request, settings))
         # A2A §8.6.1: Cache-Control with max-age, ETag, Last-Modified
         headers = [(b"Cache-Control", b"public, max-age=300"), (b"ETag", etag),
                    (b"Last-Modified", started.encode())]

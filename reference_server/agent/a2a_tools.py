@@ -9,6 +9,8 @@ from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.tools import Tool, ToolContext, ToolError, object_schema, string_arg
 
 QUESTION_SENT = "The question was sent; your turn ends now."
+_QUESTION = object_schema({"question": "the question for the external agent"})  # built once, shared
+_TEXT = object_schema({"text": "the message for your owner"})
 
 
 def a2a_tools(
@@ -22,7 +24,7 @@ def a2a_tools(
 
     tools = [
         Tool("request_input", "Ask the external agent a question and wait for its answer. Ends your turn.",
-             object_schema({"question": "the question for the external agent"}), request_input,
+             _QUESTION, request_input,
              ends_turn=True),
     ]
     if notifier is not None:
@@ -40,4 +42,4 @@ def _notify_owner(notifier: OwnerNotifier, owner_id: str, caller: str) -> Tool:
         return "delivered"
 
     return Tool("notify_owner", "Send a short message to your owner.",
-                object_schema({"text": "the message for your owner"}), notify_owner)
+                _TEXT, notify_owner)

@@ -28,6 +28,10 @@ class EventBus:
 
         return unsubscribe
 
+    def wants(self, name: str) -> bool:
+        """True when someone subscribes to name (so a publisher can skip building the payload)."""
+        return bool(self._handlers.get(name))
+
     def publish(self, name: str, payload: dict[str, Any]) -> None:
         """Hand payload to every current subscriber of name, in subscription order."""
         for handler in list(self._handlers.get(name, ())):

@@ -139,7 +139,9 @@ class _Run:
 
     def emit(self, event: SessionEvent) -> None:
         self.queue.put_nowait(event)
-        self.session.bus.publish(bus_name(event), {"scope": self.session.scope, **bus_payload(event)})
+        bus, name = self.session.bus, bus_name(event)
+        if bus.wants(name):
+            bus.publish(name, {"scope": self.session.scope, **bus_payload(event)})
 
     async def deliver(self, item: Sent) -> None:
         """The run's chat channel: a send becomes a Sent event, in order with the others."""

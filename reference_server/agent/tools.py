@@ -79,18 +79,8 @@ def confine(workspace: Path, raw: str) -> Path:
 def workspace_tools(workspace: Path) -> list[Tool]:
     """read_file, write_file, list_files and send, all confined to workspace."""
     return [
-        Tool("read_file", "Read a text file of the workspace.",
-             object_schema({"path": "path relative to the workspace"}), partial(_read_file, workspace)),
-        Tool("write_file", "Write a text file in the workspace, creating folders as needed.",
-             object_schema({"path": "path relative to the workspace", "content": "the whole new content"}),
-             partial(_write_file, workspace)),
-        Tool("list_files", "List a folder of the workspace (folders end with '/').",
-             object_schema({}, {"path": "folder relative to the workspace (default: the workspace)"}),
-             partial(_list_files, workspace)),
-        Tool("send", "Deliver text or a workspace file to the person you are talking to. "
-             "Give exactly one of text or path.",
-             object_schema({}, {"text": "text to deliver", "path": "workspace file to deliver"}),
-             partial(_send, workspace)),
+        Tool(name, description, parameters, partial(execute, workspace))
+        for name, description, parameters, execute in _WORKSPACE_TOOLS
     ]
 
 
@@ -141,3 +131,15 @@ async def _send(workspace: Path, args: dict[str, Any], ctx: ToolContext) -> str:
     media_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
     await ctx.channel.deliver(Sent(None, path, path.name, media_type))
     return f"sent {path.name}"
+
+
+_WORKSPACE_TOOLS: list[tuple[str, str, dict[str, Any], Any]] = [  # schemas built once
+    ("read_file", "Read a text file of the workspace.",
+     object_schema({"path": "path relative to the workspace"}), _read_file),
+    ("write_file", "Write a text file in the workspace, creating folders as needed.",
+     object_schema({"path": "path relative to the workspace", "content": "the whole new content"}), _write_file),
+    ("list_files", "List a folder of the workspace (folders end with '/').",
+     object_schema({}, {"path": "folder relative to the workspace (default: the workspace)"}), _list_files),
+    ("send", "Deliver text or a workspace file to the person you are talking to. Give exactly one of text or path.",
+     object_schema({}, {"text": "text to deliver", "path": "workspace file to deliver"}), _send),
+]

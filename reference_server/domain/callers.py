@@ -7,6 +7,7 @@ import logging
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -26,19 +27,19 @@ class Workspace:
     owner_id: str = "owner"
     scope_prefix: str = "reference"
 
-    @property
+    @cached_property
     def a2a_dir(self) -> Path:
         return self.path / ".volcanic" / "a2a"
 
-    @property
+    @cached_property
     def callers_file(self) -> Path:
         return self.a2a_dir / "callers.json"
 
-    @property
+    @cached_property
     def card_file(self) -> Path:
         return self.a2a_dir / "card.json"
 
-    @property
+    @cached_property
     def tasks_dir(self) -> Path:
         return self.a2a_dir / "tasks"
 
