@@ -17,6 +17,7 @@ import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
+from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.settings import Settings, SettingsError, load_settings
 
@@ -51,11 +52,13 @@ def owner_workspaces(root: Path, scope_prefix: str) -> Callable[[], list[Workspa
     """Owner-host mode: every sub-folder <root>/<ownerId>/ is that owner's workspace, listed on every call,
     so an owner added or removed applies to the next request (the design's Telegram host, generalised)."""
 
-    def workspaces() -> list[Workspace]:
-        return [Workspace(folder, owner_id=folder.name, scope_prefix=f"{scope_prefix}-{folder.name}")
-                for folder in sorted(root.iterdir()) if folder.is_dir() and not folder.name.startswith(".")]
+    def read(folder: Path) -> list[Workspace]:
+        return [Workspace(sub, owner_id=sub.name, scope_prefix=f"{scope_prefix}-{sub.name}")
+                for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
 
-    return workspaces
+    # the root's stat changes when a sub-folder is added, removed or renamed: only then is it listed again
+    listing = StatCache(read)
+    return lambda: listing.get(root)
 
 
 def banner(settings: Settings, workspace: Path, key: str | None) -> str:
