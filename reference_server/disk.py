@@ -192,22 +192,23 @@ class StatCache(Generic[T]):
 
     def __init__(self, parse: Callable[[Path], T]) -> None:
         self._parse = parse
-        self._entries: dict[Path, _Cached[T]] = {}
+        self._entries: dict[str, _Cached[T]] = {}  # by the path's text: cheaper to hash than a Path
         self._lock = threading.Lock()
 
     def get(self, path: Path) -> T:
+        name = os.fspath(path)
         try:
-            stat = os.stat(path)
+            stat = os.stat(name)
             key: StatKey | None = stat_key(stat)
         except FileNotFoundError:
             stat, key = None, None
         except OSError:
             return self._parse(path)  # let parse report what is wrong, as it would without the cache
-        entry = self._entries.get(path)
+        entry = self._entries.get(name)
         if entry is not None and entry.trusted and entry.key == key:
             return entry.value
         now = time.time_ns()
         value = self._parse(path)
         with self._lock:
-            self._entries[path] = _Cached(key, value, trusted=stat is None or not is_racy(stat, now))
+            self._entries[name] = _Cached(key, value, trusted=stat is None or not is_racy(stat, now))
         return value

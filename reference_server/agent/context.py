@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 from reference_server.disk import StatCache
@@ -22,12 +23,17 @@ _SECTIONS = (
 def system_prompt(workspace: Path) -> str:
     """The preamble, then one section per context file present (AGENTS.md wins over CLAUDE.md)."""
     parts = [PREAMBLE]
-    for candidates, title in _SECTIONS:
-        found = next(((name, text) for name in candidates if (text := _TEXTS.get(workspace / name)) is not None),
-                     None)
+    for candidates, title in _paths(workspace):
+        found = next(((path.name, text) for path in candidates if (text := _TEXTS.get(path)) is not None), None)
         if found is not None:
             parts.append(f"# {title} ({found[0]})\n\n{found[1]}")
     return "\n\n".join(parts)
+
+
+@functools.lru_cache(maxsize=1024)
+def _paths(workspace: Path) -> tuple[tuple[tuple[Path, ...], str], ...]:
+    """The context files' paths in a workspace, joined once (each run checks them)."""
+    return tuple((tuple(workspace / name for name in names), title) for names, title in _SECTIONS)
 
 
 def _text(path: Path) -> str | None:

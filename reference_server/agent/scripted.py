@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import math
 import re
 import uuid
@@ -52,7 +53,7 @@ class ScriptedProvider:
 
     def _load(self, workspace: Path) -> tuple[list[Rule], str]:
         # design README: the script is checked on every run, so an edit applies to the next one
-        path, shown = workspace / WORKSPACE_SCRIPT, WORKSPACE_SCRIPT.as_posix()
+        path, shown = _script_path(workspace), WORKSPACE_SCRIPT.as_posix()
         loaded = _SCRIPTS.get(path)
         if loaded is None:
             path, shown = self._default, self._default.name
@@ -62,6 +63,11 @@ class ScriptedProvider:
         if isinstance(loaded, str):
             raise ProviderError(f"script {shown}: {loaded}")
         return loaded, shown
+
+
+@functools.lru_cache(maxsize=1024)
+def _script_path(workspace: Path) -> Path:
+    return workspace / WORKSPACE_SCRIPT
 
 
 def _read_script(path: Path) -> list[Rule] | str | None:
