@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import ctypes
-import ctypes.util
 import logging
 import os
-import sys
 import tempfile
 import threading
 import time
@@ -34,18 +31,14 @@ async def off_loop(function: Callable[..., T], *args: object) -> T:
     return await asyncio.get_running_loop().run_in_executor(THREADS, function, *args)
 
 
-def write_atomically(path: Path, data: bytes, *, durable: bool) -> None:
-    """Replace path with data at once (on this thread): the writer's way, for tests and tools."""
-    WRITER.replace(path, data, durable=durable).result()
-
-
 class Writer:
     """One thread that writes files in the order asked for, in batches (design: atomic task files).
 
     replace(): a temp file in the same folder, then a rename, so no reader ever sees half a file; a process
     crash leaves the old file or the new one. durable: also fsynced, the file and its folder, before the
-    future completes, so the new content survives a power loss. A batch syncs its files together (one
-    syncfs where Linux has it), so the cost of durability is shared by every write waiting at that moment.
+    future completes, so the new content survives a power loss. A batch syncs each folder once, so that part
+    of the cost of durability is shared by every write waiting at that moment. (Not syncfs: its cost grows
+    with everything else cached on the file system, and it showed as system time under load.)
     append(): text added to the end of a file (the session journals), never fsynced.
     """
 
@@ -83,21 +76,22 @@ class Writer:
 
     def _write(self, batch: list[tuple[Path, bytes, bool, bool, Future[None]]]) -> None:
         failed: dict[int, BaseException] = {}
-        synced: list[Path] = []
+        folders: dict[Path, list[int]] = {}  # folders whose renames must be made durable, and by whom
         for n, (path, data, durable, append, _) in enumerate(batch):
             try:
                 if append:
                     _append(path, data)
                 else:
-                    _replace(path, data)
+                    _replace(path, data, durable=durable)
                     if durable:
-                        synced.append(path)
+                        folders.setdefault(path.parent, []).append(n)
             except OSError as error:
                 failed[n] = error
-        try:
-            _sync(synced)
-        except OSError as error:
-            failed.update({n: error for n, item in enumerate(batch) if item[2]})
+        for folder, waiting in folders.items():
+            try:
+                _fsync(folder)  # once per folder and batch: the renames of every durable write in it
+            except OSError as error:
+                failed.update(dict.fromkeys(waiting, error))
         for n, (*_, done) in enumerate(batch):
             # a waiter that went away (its request was cancelled) cancelled its future; the write was done anyway
             with contextlib.suppress(InvalidStateError):
@@ -113,53 +107,34 @@ def _append(path: Path, data: bytes) -> None:
         handle.write(data)
 
 
-def _replace(path: Path, data: bytes) -> None:
+def _replace(path: Path, data: bytes, *, durable: bool) -> None:
+    """A temp file in the same folder, then a rename; durable: the temp file's data is synced before the rename,
+    so that after a power loss the name holds the old content or the new, never an empty file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
+            if durable:
+                handle.flush()
+                _datasync(handle.fileno())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
 
 
-def _sync(paths: list[Path]) -> None:
-    """Make the renamed files and their folders durable: one syncfs per file system, else one fsync each."""
-    if not paths:
-        return
-    folders = list(dict.fromkeys(path.parent for path in paths))
-    if _SYNCFS is not None:
-        one_per_device = {os.stat(folder).st_dev: folder for folder in folders}
-        if all(_syncfs(folder) for folder in one_per_device.values()):
-            return
-    for target in [*paths, *folders]:
-        fd = os.open(target, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+_datasync = getattr(os, "fdatasync", os.fsync)  # the data and the size, not the times: enough for a new file
 
 
-def _syncfs(folder: Path) -> bool:
-    assert _SYNCFS is not None
+def _fsync(folder: Path) -> None:
     fd = os.open(folder, os.O_RDONLY)
     try:
-        return _SYNCFS(fd) == 0
+        os.fsync(fd)
     finally:
         os.close(fd)
 
 
-def _find_syncfs() -> Callable[[int], int] | None:
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        return libc.syncfs
-    except (OSError, AttributeError):
-        return None
-
-
-_SYNCFS = _find_syncfs() if sys.platform.startswith("linux") else None
 WRITER = Writer()
 
 

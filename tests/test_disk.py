@@ -1,0 +1,79 @@
+"""disk.py: the writer thread (order, durability, failures) and the stat-checked cache of small files."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reference_server import disk
+
+
+def test_writes_to_one_file_land_in_the_order_asked(tmp_path: Path) -> None:
+    path = tmp_path / "task.json"
+    futures = [disk.WRITER.replace(path, f"version {n}".encode(), durable=n % 3 == 0) for n in range(50)]
+    for future in futures:
+        future.result(timeout=10)
+    assert path.read_text() == "version 49"
+    assert [p.name for p in tmp_path.iterdir()] == ["task.json"]  # no temp file left
+
+
+def test_appends_keep_their_order(tmp_path: Path) -> None:
+    path = tmp_path / "sessions" / "s.jsonl"
+    futures = [disk.WRITER.append(path, f"{n}\n") for n in range(100)]
+    futures[-1].result(timeout=10)
+    assert path.read_text().splitlines() == [str(n) for n in range(100)]
+
+
+def test_a_durable_write_syncs_the_data_before_the_rename_and_the_folder_after(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    replace, datasync, fsync = os.replace, disk._datasync, disk._fsync
+    monkeypatch.setattr(disk, "_datasync", lambda fd: (calls.append("sync data"), datasync(fd))[1])
+    monkeypatch.setattr(os, "replace", lambda a, b: (calls.append("rename"), replace(a, b))[1])
+    monkeypatch.setattr(disk, "_fsync", lambda folder: (calls.append(f"sync {folder.name}"), fsync(folder))[1])
+
+    disk.WRITER.replace(tmp_path / "t.json", b"{}", durable=True).result(timeout=10)
+    assert calls == ["sync data", "rename", f"sync {tmp_path.name}"]
+
+    calls.clear()
+    disk.WRITER.replace(tmp_path / "t.json", b"[]", durable=False).result(timeout=10)
+    assert calls == ["rename"]  # not durable: atomic, nothing synced
+    assert (tmp_path / "t.json").read_bytes() == b"[]"
+
+
+def test_a_failed_write_fails_its_waiter_and_the_writer_goes_on(tmp_path: Path) -> None:
+    blocked = tmp_path / "a-file"
+    blocked.write_text("not a folder")
+    failing = disk.WRITER.replace(blocked / "t.json", b"{}", durable=True)
+    with pytest.raises(OSError):
+        failing.result(timeout=10)
+    disk.WRITER.replace(tmp_path / "t.json", b"{}", durable=True).result(timeout=10)
+    assert (tmp_path / "t.json").read_bytes() == b"{}"
+
+
+def test_the_stat_cache_reads_a_file_again_only_when_it_changed(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    path = tmp_path / "callers.json"
+    reads: list[str] = []
+
+    def parse(p: Path) -> Any:
+        text = p.read_text() if p.exists() else None
+        reads.append(str(text))
+        return text
+
+    cache = disk.StatCache(parse)
+    assert cache.get(path) is None  # missing
+    path.write_text("one")
+    assert cache.get(path) == "one"  # appeared
+    path.write_text("two")  # same size, within the same instant: the racy rule reads it again
+    assert cache.get(path) == "two"
+
+    monkeypatch.setattr(disk, "RACY_NS", 0)  # as if the file had been written long ago
+    path.write_text("three")
+    assert cache.get(path) == "three"
+    reads.clear()
+    assert [cache.get(path) for _ in range(5)] == ["three"] * 5
+    assert reads == []  # unchanged: not read again
