@@ -45,7 +45,27 @@ class LagProbe:
             return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
         return {"max_ms": ordered[-1], "p99_ms": rank(0.99), "p50_ms": rank(0.5), "samples": len(self.lags),
-                "series": [[round(t, 4), round(lag, 3)] for t, lag in zip(self.times, self.lags, strict=True)]}
+                "series": [[round(t, 4), round(lag, 3)] for t, lag in zip(self.times, self.lags, strict=True)],
+                "callbacks": [[round(t, 4), round(took, 3)] for t, took in LONG_CALLBACKS]}
+
+
+# The lag probe sees a wake-up late both when one callback holds the loop (a stall) and when many short ones
+# are queued before it (a saturated loop). Timing each callback tells them apart: these are the ones over 1 ms.
+LONG_CALLBACKS: list[tuple[float, float]] = []
+
+
+def time_callbacks() -> None:
+    """Record every loop callback that runs longer than 1 ms (the bench wrapper only; asyncio's own loop)."""
+    run = asyncio.events.Handle._run
+
+    def timed(handle: asyncio.events.Handle) -> None:
+        started = time.perf_counter()
+        run(handle)
+        took = time.perf_counter() - started
+        if took > 0.001:
+            LONG_CALLBACKS.append((time.monotonic(), took * 1000))
+
+    asyncio.events.Handle._run = timed  # type: ignore[method-assign]
 
 
 class ProbedServer(uvicorn.Server):
@@ -83,8 +103,9 @@ def main() -> int:
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
     tune_runtime()
+    time_callbacks()
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
-                            access_log=False, timeout_graceful_shutdown=3)
+                            access_log=False, timeout_graceful_shutdown=3, loop="asyncio")
     ProbedServer(config, LagProbe(), args.lag_report).run()
     return 0
 
