@@ -93,7 +93,7 @@ class ProbedServer(uvicorn.Server):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--lag-report", type=Path, required=True, help="JSON file written at shutdown")
+    parser.add_argument("--lag-report", type=Path, help="probe the loop, and write the report here at shutdown")
     args, rest = parser.parse_known_args()
     settings = load_settings(os.environ, rest)  # the rest (--workspace, --port, ...) as cli.main() reads it
     if settings.workspace is None or not settings.workspace.resolve().is_dir():
@@ -103,9 +103,12 @@ def main() -> int:
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
     tune_runtime()
-    time_callbacks()
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
                             access_log=False, timeout_graceful_shutdown=3, loop="asyncio")
+    if args.lag_report is None:
+        uvicorn.Server(config).run()
+        return 0
+    time_callbacks()
     ProbedServer(config, LagProbe(), args.lag_report).run()
     return 0
 

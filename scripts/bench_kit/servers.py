@@ -68,6 +68,8 @@ async def start(name: str, argv: list[str], port: int, rpc_path: str, headers: d
                 cpu: int | None, env: dict[str, str] | None = None, lag_report: Path | None = None
                 ) -> Server | None:
     """Start a server process and wait (at most 60 s) until it serves its public card; None when it does not."""
+    os.sync()  # files written before (generated tasks, an earlier server's) reach the disk now, not as write-back
+    #            competing with the CPU and the fsyncs of the server measured next
     with log.open("wb") as out:
         process = subprocess.Popen(pinned(argv, cpu), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = Server(name, process, port, rpc_path, headers, log, lag_report)
@@ -131,16 +133,18 @@ def same_shape(workspace: Path, task_id: str) -> str | None:
     return None
 
 
-async def start_ours(tmp: Path, task_files: int, cpu: int | None) -> Server | None:
+async def start_ours(tmp: Path, task_files: int, cpu: int | None, *, probed: bool) -> Server | None:
+    """Our server on a workspace holding task_files task files; probed: with the loop-lag probe and the
+    callback timer (their cost stays out of the throughput figures, which come from an unprobed run)."""
     workspace = tmp / "workspace"
     prepare_workspace(workspace, task_files)
     port, report = free_port(), tmp / "lag.json"
     env = {name: value for name, value in os.environ.items()  # no A2A__ settings: the scripted echo, no real model
            if not name.replace(":", "__").lower().startswith("a2a__")}
     argv = [sys.executable, str(HERE / "serve_ours.py"), "--workspace", str(workspace), "--host", load.HOST,
-            "--port", str(port), "--lag-report", str(report)]
+            "--port", str(port), *(["--lag-report", str(report)] if probed else [])]
     return await start("ours", argv, port, "/a2a", {**V1, "X-API-Key": KEYS["bench"]}, tmp / "ours.log", cpu,
-                       env, report)
+                       env, report if probed else None)
 
 
 async def start_sdk(tmp: Path, cpu: int | None) -> Server | None:
