@@ -93,10 +93,11 @@ class Run:
         if workspace is not None:
             await self.listing()
         await self.loaded("card", "public card GET", servers.CARD, None, {})
-        # a fresh process sending for the first time ramps up over a few seconds (most for the one that writes
-        # files): the same load, unmeasured, first, so every server is measured in its steady state
+        # a fresh process sending for the first time ramps up over 10-15 s on this machine (ours: CPU time per
+        # send falls while CPU use stays level; not the garbage collector): the same load, unmeasured, first,
+        # for three times the measured time, so that every server is measured in its steady state
         await self.phase("warm_up", lambda: load.load(self.server.port, self.server.rpc_path, self.server.headers,
-                                                      SEND, self.args.duration, self.args.connections))
+                                                      SEND, 3 * self.args.duration, self.args.connections))
         await self.loaded("send", "blocking SendMessage (JSON-RPC)", self.server.rpc_path, SEND)
         await self.stream_phases()
         if await self.rpc(rpc_body("GetTask", {"id": task_id})) is not None:
