@@ -18,7 +18,7 @@ from reference_server.agent.pool import SessionPool
 from reference_server.agent.provider import Provider
 from reference_server.agent.session import AgentSession, SessionFactory
 from reference_server.bindings import jsonrpc, rest
-from reference_server.bindings.auth import authentication, caller_of
+from reference_server.bindings.auth import authenticated, caller_of
 from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.discovery.card import build_card, public_details
@@ -62,7 +62,7 @@ def create_app(
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions)
     service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
-    app.middlewares.append(authentication(WorkspaceCallerDirectory(workspaces)))
+    guard = authenticated(WorkspaceCallerDirectory(workspaces))  # every A2A handler, wrapped where registered
 
     def scope_for(request: Request) -> Scope:
         return Scope(service, caller_of(request), base_url(request, settings), settings)
@@ -70,9 +70,9 @@ def create_app(
     async def jsonrpc_endpoint(request: Request) -> Response:
         return await jsonrpc.handle(request, scope_for(request))
 
-    app.router.add_post("/a2a", jsonrpc_endpoint)  # BlackSheep also matches the trailing slash
-    app.router.add_get("/a2a", jsonrpc.not_posted)
-    rest.mount(app.router, scope_for)
+    app.router.add_post("/a2a", guard(jsonrpc_endpoint, "jsonrpc"))  # BlackSheep also matches the trailing slash
+    app.router.add_get("/a2a", guard(jsonrpc.not_posted, "jsonrpc"))
+    rest.mount(app.router, scope_for, guard)
     card = public_card_endpoint(settings)
     app.router.add_get("/.well-known/agent-card.json", card)
     app.router.add_head("/.well-known/agent-card.json", card)

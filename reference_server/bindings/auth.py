@@ -21,17 +21,29 @@ AUTH_BODY_LIMIT = 64 * 1024  # an unauthenticated caller never gets a big body r
 Handler = Callable[[Request], Awaitable[Response]]
 
 
+class CredentialsProblem(ValueError):
+    """The request's credentials cannot be read as one key; the message says why."""
+
+
 def presented_key(request: Request) -> str | None:
-    """The key from X-API-Key, else from Authorization: Bearer."""
-    api_key = request.get_first_header(b"X-API-Key")
-    if api_key is not None and api_key.strip():
-        return api_key.decode("latin-1").strip()
-    authorization = request.get_first_header(b"Authorization")
-    if authorization is not None:
-        scheme, _, token = authorization.decode("latin-1").strip().partition(" ")
+    """The key from X-API-Key or Authorization: Bearer; None when there is none.
+
+    More than one X-API-Key or Authorization header, or an X-API-Key and a bearer token that differ, is a
+    CredentialsProblem: which of them the caller meant is a guess the server does not make.
+    """
+    api_keys = [value.decode("latin-1").strip() for value in request.get_headers(b"X-API-Key")]
+    authorizations = [value.decode("latin-1").strip() for value in request.get_headers(b"Authorization")]
+    if len(api_keys) > 1 or len(authorizations) > 1:
+        raise CredentialsProblem("More than one X-API-Key or Authorization header: send the key once")
+    api_key = api_keys[0] if api_keys and api_keys[0] else None
+    bearer = None
+    if authorizations:
+        scheme, _, token = authorizations[0].partition(" ")
         if scheme.lower() == "bearer" and token.strip():
-            return token.strip()
-    return None
+            bearer = token.strip()
+    if api_key is not None and bearer is not None and api_key != bearer:
+        raise CredentialsProblem("X-API-Key and Authorization: Bearer carry different keys: send one key")
+    return api_key or bearer
 
 
 async def _request_id(request: Request) -> Any:
@@ -47,38 +59,43 @@ def caller_of(request: Request) -> Caller:
     return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
-def needs_caller(path: str) -> bool:
-    return (path == "/a2a" or path.startswith("/a2a/")) and not path.startswith("/a2a/push/")
+def authenticated(directory: CallerDirectory) -> Callable[[Handler, str], Handler]:
+    """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
+    It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
+    case), a handler of an A2A route never runs without a caller; callers.json is checked on every request.
+    """
 
-def authentication(directory: CallerDirectory) -> Callable[[Request, Handler], Awaitable[Response]]:
-    """Middleware: resolve the caller on every request (callers.json is read each time, no cache)."""
-
-    async def middleware(request: Request, handler: Handler) -> Response:
-        if not needs_caller(request.path):
+    def guard(handler: Handler, binding: str) -> Handler:
+        async def guarded(request: Request) -> Response:
+            try:
+                key = presented_key(request)
+            except CredentialsProblem as problem:
+                return await _refuse(request, binding, str(problem))
+            if key is None:
+                return await _refuse(request, binding,
+                                     "No API key: send X-API-Key: <key> or Authorization: Bearer <key>")
+            callers = directory.find(key)
+            if not callers:
+                return await _refuse(request, binding, "Unknown API key")
+            if len(callers) > 1:
+                # design: the warning names the owners, never the key
+                owners = ", ".join(sorted({c.owner_id for c in callers}))
+                log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
+                return await _refuse(
+                    request, binding,
+                    "This API key matches more than one caller; ask the agent's owner for a new key")
+            cast(dict[str, Any], request.scope)[CALLER_KEY] = callers[0]
             return await handler(request)
-        key = presented_key(request)
-        if key is None:
-            return await _refuse(request, "No API key: send X-API-Key: <key> or Authorization: Bearer <key>")
-        callers = directory.find(key)
-        if not callers:
-            return await _refuse(request, "Unknown API key")
-        if len(callers) > 1:
-            # design: the warning names the owners, never the key
-            owners = ", ".join(sorted({c.owner_id for c in callers}))
-            log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
-            return await _refuse(
-                request, "This API key matches more than one caller; ask the agent's owner for a new key"
-            )
-        cast(dict[str, Any], request.scope)[CALLER_KEY] = callers[0]
-        return await handler(request)
 
-    return middleware
+        return guarded
+
+    return guard
 
 
-async def _refuse(request: Request, message: str) -> Response:
+async def _refuse(request: Request, binding: str, message: str) -> Response:
     error = Unauthenticated(message)
-    if request.path.startswith(rest.PREFIX):
+    if binding == "rest":
         response = rest.error_response(error)
     else:
         response = jsonrpc.error_response(error, await _request_id(request))

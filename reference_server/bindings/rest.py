@@ -76,14 +76,16 @@ _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
 _CONTENT_TYPES = {V1_0: A2A_JSON, V0_3: JSON}
 
 ScopeFor = Callable[[Request], Scope]
+Handler = Callable[[Request], Awaitable[Response]]
 
 
-def mount(router: Router, scope_for: ScopeFor) -> None:
-    """Register every route of the table, plus a JSON 404 for anything else under /a2a/v1."""
+def mount(router: Router, scope_for: ScopeFor, guard: Callable[[Handler, str], Handler]) -> None:
+    """Register every route of the table, plus a JSON 404 for anything else under /a2a/v1, each behind guard
+    (caller authentication: a stranger learns nothing, not even which paths exist)."""
     for route in ROUTES:
-        router.add(route.verb, PREFIX + route.path, _handler(route, scope_for))
+        router.add(route.verb, PREFIX + route.path, guard(_handler(route, scope_for), "rest"))
     for verb in ("GET", "POST", "PUT", "PATCH", "DELETE"):
-        router.add(verb, PREFIX + "/*", _not_found)
+        router.add(verb, PREFIX + "/*", guard(_not_found, "rest"))
 
 
 def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Awaitable[Response]]:

@@ -17,6 +17,46 @@ Feature: Callers authenticate with a key from the agent's owner
     When the caller fetches the extended agent card
     Then the call succeeds
 
+  Scenario Outline: Credentials that disagree are refused, saying why
+    Given the caller's request carries <credentials>
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    And the refusal says "<reason>"
+
+    Examples:
+      | credentials                                            | reason                  |
+      | its key in X-API-Key and another key as a bearer token | carry different keys    |
+      | another key and then its key, in two X-API-Key headers | More than one X-API-Key |
+      | its key in two X-API-Key headers                       | send the key once       |
+      | its key as a bearer token twice                        | send the key once       |
+
+  Scenario: The same key in X-API-Key and as a bearer token is accepted
+    Given the caller's request carries its key in X-API-Key and the same key as a bearer token
+    When the caller fetches the extended agent card
+    Then the call succeeds
+
+  @no_binding
+  Scenario Outline: No spelling of an A2A path reaches an operation without a key
+    # the router ignores case; the key check sits on every A2A handler, so no spelling gets past it
+    Given the caller presents no key
+    When the caller requests <verb> on the server path <path>
+    Then the server <answer>
+
+    Examples:
+      | verb | path                      | answer                        |
+      | POST | /A2A                      | refuses it as unauthenticated |
+      | POST | /a2a/                     | refuses it as unauthenticated |
+      | GET  | /A2A/v1/tasks             | refuses it as unauthenticated |
+      | GET  | /a2a/V1/TASKS             | refuses it as unauthenticated |
+      | POST | /a2a/v1/MESSAGE:SEND      | refuses it as unauthenticated |
+      | GET  | /A2A/V1/EXTENDEDAGENTCARD | refuses it as unauthenticated |
+      | GET  | /a2a/v1/tasks/            | refuses it as unauthenticated |
+      | GET  | /a2a/v1/tasks%2F          | refuses it as unauthenticated |
+      | GET  | /a2a/v1/../v1/tasks       | refuses it as unauthenticated |
+      | GET  | /%61%32%61/v1/tasks       | knows no such route           |
+      | GET  | /a2a%2Fv1/tasks           | knows no such route           |
+      | GET  | /a2a//v1/tasks            | knows no such route           |
+
   @portable
   Scenario: A call without a key is refused
     Given the caller presents no key
@@ -67,13 +107,13 @@ Feature: Callers authenticate with a key from the agent's owner
     Then the caller is <outcome>
 
     Examples:
-      | entry                                                          | outcome  |
-      | {"name": "ok-bot", "mode": "isolated"}                         | accepted |
-      | {"name": "ok-bot"}                                             | accepted |
+      | entry                                                           | outcome  |
+      | {"name": "ok-bot", "mode": "isolated"}                          | accepted |
+      | {"name": "ok-bot"}                                              | accepted |
       | {"name": "ok-bot", "color": "blue", "note": "extra is ignored"} | accepted |
-      | {"name": "Not Valid"}                                          | refused  |
-      | {"name": "ok-bot", "mode": "owner"}                            | refused  |
-      | {"mode": "isolated"}                                           | refused  |
+      | {"name": "Not Valid"}                                           | refused  |
+      | {"name": "ok-bot", "mode": "owner"}                             | refused  |
+      | {"mode": "isolated"}                                            | refused  |
 
   @portable
   Scenario Outline: Every A2A operation needs a key

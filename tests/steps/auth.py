@@ -19,6 +19,30 @@ def _(world: Any) -> None:
     world.notes["bearer"] = True
 
 
+# what a request carries instead of the one X-API-Key header, by the words of the scenario
+CREDENTIALS: dict[str, Any] = {
+    "its key in X-API-Key and another key as a bearer token":
+        lambda key: [("X-API-Key", key), ("Authorization", f"Bearer {new_key()}")],
+    "its key in X-API-Key and the same key as a bearer token":
+        lambda key: [("X-API-Key", key), ("Authorization", f"Bearer {key}")],
+    "its key in two X-API-Key headers": lambda key: [("X-API-Key", key), ("X-API-Key", key)],
+    "another key and then its key, in two X-API-Key headers":
+        lambda key: [("X-API-Key", new_key()), ("X-API-Key", key)],
+    "its key as a bearer token twice":
+        lambda key: [("Authorization", f"Bearer {key}"), ("Authorization", f"Bearer {key}")],
+}
+
+
+@given(parsers.parse("the caller's request carries {credentials}"))
+def _(world: Any, credentials: str) -> None:
+    world.notes["credentials"] = CREDENTIALS[credentials](world.key)
+
+
+@then(parsers.parse('the refusal says "{words}"'))
+def _(world: Any, words: str) -> None:
+    assert world.reply.error is not None and words in world.reply.error.message, world.reply.error
+
+
 @given(parsers.parse('a workspace of "{owner}" whose caller "{name}" holds the same key'))
 def _(world: Any, owner: str, name: str) -> None:
     add_workspace(world, owner, [{"name": name, "key": world.key}])

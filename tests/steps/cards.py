@@ -6,6 +6,7 @@ import json
 import re
 from typing import Any
 
+import httpx
 from pytest_bdd import given, parsers, then, when
 from support.schemas import assert_valid
 
@@ -55,12 +56,17 @@ def _(world: Any, name: str) -> None:
 @when("the caller fetches the extended agent card")
 def _(world: Any) -> None:
     client = world.client()
-    if world.notes.get("bearer"):
+    credentials = world.notes.get("credentials") or (
+        [("Authorization", f"Bearer {world.key}")] if world.notes.get("bearer") else None)
+    saved = world.http.headers
+    if credentials is not None:  # these headers instead of the one X-API-Key the client sends
         client.key = None
-        world.http.headers["Authorization"] = f"Bearer {world.key}"
+        world.http.headers = httpx.Headers([*saved.multi_items(), *credentials])
     world.card = None
-    world.reply = client.call("GetExtendedAgentCard", {})
-    world.http.headers.pop("Authorization", None)
+    try:
+        world.reply = client.call("GetExtendedAgentCard", {})
+    finally:
+        world.http.headers = saved
 
 
 @when("anyone fetches the public agent card")

@@ -6,8 +6,10 @@ import json
 import uuid
 from typing import Any
 
+import httpx
 from pytest_bdd import given, parsers, then, when
 from support.client import Reply
+from support.raw import raw_request
 from support.schemas import assert_valid
 
 from steps.tasks import send, task_id, text_message
@@ -249,10 +251,35 @@ def _(world: Any) -> None:
     world.reply = client.jsonrpc_reply(response, None, None)
 
 
-@when(parsers.parse("the caller requests GET on the server path {path}"))
-def _(world: Any, path: str) -> None:
+@when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) on the server path (?P<path>\S+)$"))
+def _(world: Any, verb: str, path: str) -> None:
     client = world.client()
-    world.reply = client.rest_reply(world.http.get(path, headers=client.headers()), None)
+    answer = raw_request(world.server.url, verb, path, client.headers())  # the path byte for byte
+    world.notes["raw"] = answer
+    response = httpx.Response(answer.status, headers=answer.headers, content=answer.body)
+    if answer.status == 200:
+        world.reply = Reply(200, body=answer.json())
+    elif "jsonrpc" not in answer.json():  # a google.rpc.Status, validated as the REST binding's error
+        world.reply = client.rest_reply(response, None)
+
+
+@then("the server refuses it as unauthenticated")
+def _(world: Any) -> None:
+    answer = world.notes["raw"]
+    assert answer.status == 401, (answer.status, answer.body)
+    assert "WWW-Authenticate" in httpx.Headers(answer.headers), answer.headers
+    body = answer.json()
+    if "jsonrpc" in body:  # the JSON-RPC endpoint answers in its own envelope
+        assert "No API key" in body["error"]["message"], body
+    else:
+        assert body["error"]["status"] == "UNAUTHENTICATED", body
+
+
+@then("the server knows no such route")
+def _(world: Any) -> None:
+    answer = world.notes["raw"]
+    assert answer.status == 404, (answer.status, answer.body)
+    assert answer.json()["error"]["status"] == "NOT_FOUND", answer.body
 
 
 @when("the caller cancels the task with an empty body")
