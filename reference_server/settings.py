@@ -28,6 +28,7 @@ class Settings:
     card_description: str = "A general-purpose assistant reachable over A2A."
     hybrid_card: bool = False
     max_body_bytes: int = 16 * 1024 * 1024
+    max_json_depth: int = 64
     scope_prefix: str = "reference"
     provider_base_url: str | None = None
     provider_model: str | None = None
@@ -127,6 +128,8 @@ KEYS: tuple[_Key, ...] = (
          "add the 0.3 top-level fields to the public card"),
     _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, "a whole number of bytes",
          "largest request body accepted"),
+    _Key("max_json_depth", "MaxJsonDepth", "--max-json-depth", _parse_positive_int, "a whole number >= 0",
+         "deepest nesting of arrays and objects accepted in a request body"),
     _Key("scope_prefix", "ScopePrefix", "--scope-prefix", _parse_text, "a non-empty string",
          "prefix of session scopes"),
     _Key("provider_base_url", "Provider__BaseUrl", "--provider-base-url", _parse_url,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Any, cast
@@ -10,7 +9,7 @@ from typing import Any, cast
 from blacksheep import Request, Response
 
 from reference_server.bindings import jsonrpc, rest
-from reference_server.bindings.http import read_body
+from reference_server.bindings.http import parse_json, read_body
 from reference_server.domain.callers import Caller, CallerDirectory
 from reference_server.domain.errors import A2AError, Unauthenticated
 
@@ -49,8 +48,8 @@ def presented_key(request: Request) -> str | None:
 async def _request_id(request: Request) -> Any:
     """The JSON-RPC id of a refused request, so that even a 401 echoes it (REAL-CLIENTS §7.2)."""
     try:
-        payload = json.loads(await read_body(request, AUTH_BODY_LIMIT))
-    except (A2AError, ValueError):
+        payload = parse_json(await read_body(request, AUTH_BODY_LIMIT))
+    except A2AError:
         return None
     return jsonrpc.usable_id(payload)
 

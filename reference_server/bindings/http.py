@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import Any
 
 from blacksheep import Content, Request, Response
 
 from reference_server.domain.errors import ParseError, PayloadTooLarge, VersionNotSupported
+from reference_server.settings import Settings
 
 A2A_JSON = b"application/a2a+json"
 JSON = b"application/json"
@@ -16,23 +18,87 @@ JSON = b"application/json"
 V1_0 = "1.0"
 V0_3 = "0.3"
 SUPPORTED_VERSIONS = (V1_0, V0_3)
-_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?$")
+_VERSION = re.compile(r"^(\d{1,9})\.(\d{1,9})(?:\.\d{1,9})?$")  # bounded: int() of 4,301 digits raises
 
 
 def dumps(body: Any) -> bytes:
     return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def parse_json(body: bytes) -> Any:
-    """The body as JSON; A2A §14.1.1: UTF-8 only, so any other encoding is a parse error that says so."""
+MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)
+DEFAULT_MAX_DEPTH: int = Settings.max_json_depth  # A2A__MaxJsonDepth
+
+
+class _Refused(ValueError):
+    """A JSON value the server does not take; the message says which and why."""
+
+
+def _parse_int(text: str) -> int:
+    if len(text) > MAX_INT_DIGITS + 1:  # + 1: the sign
+        raise _Refused(f"an integer of more than {MAX_INT_DIGITS} digits")
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise _Refused(f"the number {text[:24]} is too large for a double")
+    return value
+
+
+def _parse_constant(name: str) -> Any:
+    raise _Refused(f"{name} is not JSON (RFC 8259: numbers are finite)")
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")  # what is left of a \uD8xx escape with no partner: not UTF-8
+
+
+def parse_json(body: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+    """The body as JSON, within the server's limits, or a ParseError naming what is wrong (the front door of
+    both bindings, every version): UTF-8 only (A2A §14.1.1), nesting at most max_depth, integers of at most
+    MAX_INT_DIGITS digits, finite numbers only, strings without lone surrogates."""
     try:
         text = body.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise ParseError(f"Invalid JSON payload: the body is not UTF-8 (byte {exc.start})") from None
     try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
+        value = json.loads(text, parse_int=_parse_int, parse_float=_parse_float, parse_constant=_parse_constant)
+    except _Refused as refused:
+        raise ParseError(f"Invalid JSON payload: {refused}") from None
+    except RecursionError:
+        raise ParseError(_too_deep(max_depth)) from None
+    except ValueError as exc:  # json.JSONDecodeError is one
         raise ParseError(f"Invalid JSON payload: {exc}") from None
+    if _problem(value, max_depth, named=False) is not None:  # a fast walk first; names only when needed
+        raise ParseError(str(_problem(value, max_depth, named=True)))
+    return value
+
+
+def _too_deep(max_depth: int) -> str:
+    return f"Invalid JSON payload: nested deeper than {max_depth} levels (A2A__MaxJsonDepth)"
+
+
+def _problem(value: Any, max_depth: int, *, named: bool) -> str | None:
+    """What makes a parsed value unacceptable: too deep, or a string that cannot be UTF-8; None if nothing.
+    named: say where (a JSON path), which costs a string per value, so only once something was found."""
+    stack: list[tuple[Any, int, str]] = [(value, 0, "$")]
+    while stack:
+        node, depth, path = stack.pop()
+        if isinstance(node, str):
+            if _SURROGATE.search(node):
+                return f"Invalid JSON payload: {path} holds a lone UTF-16 surrogate, which is not valid UTF-8"
+        elif isinstance(node, dict):
+            if depth >= max_depth:
+                return _too_deep(max_depth)
+            for key, item in node.items():
+                if _SURROGATE.search(key):
+                    return f"Invalid JSON payload: a key in {path} holds a lone UTF-16 surrogate"
+                stack.append((item, depth + 1, f"{path}.{key}" if named else path))
+        elif isinstance(node, list):
+            if depth >= max_depth:
+                return _too_deep(max_depth)
+            stack.extend((item, depth + 1, f"{path}[{index}]" if named else path) for index, item in enumerate(node))
+    return None
 
 
 def json_response(body: Any, status: int = 200, content_type: bytes = JSON) -> Response:

@@ -36,7 +36,8 @@ async def handle(request: Request, scope: Scope) -> Response:
     request_id: Any = None
     version = V1_0
     try:
-        payload = parse_json(await read_body(request, scope.settings.max_body_bytes))
+        payload = parse_json(await read_body(request, scope.settings.max_body_bytes),
+                             max_depth=scope.settings.max_json_depth)
         request_id = usable_id(payload)
         envelope = _envelope(payload)
         version = requested_version(request)

@@ -27,6 +27,7 @@ from reference_server.domain.errors import (
     MethodNotFound,
     VersionNotSupported,
 )
+from reference_server.settings import Settings
 from reference_server.wire import v03_rest, v1
 
 # 1.0: the interface URL is <base>/a2a/v1 and the paths have no prefix (§11.3); 0.3: the interface URL is
@@ -95,7 +96,7 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
             scope = scope_for(request)
             version = requested_version(request)
             decode, operation = _operation(route, version, request)
-            params = decode(await _params(request, route, scope.settings.max_body_bytes))
+            params = decode(await _params(request, route, scope.settings))
             if operation.streaming:
                 return await stream_response(
                     request, operation.call(scope, params),
@@ -143,14 +144,14 @@ async def _not_found(request: Request) -> Response:
     )
 
 
-async def _params(request: Request, route: RestRoute, limit: int) -> dict[str, Any]:
+async def _params(request: Request, route: RestRoute, settings: Settings) -> dict[str, Any]:
     path_values = dict(request.route_values or {})
     if route.params == "query":
         # a repeated parameter stays a list, so the decoder can say it must be given once
         query = {k: v[0] if len(v) == 1 else v for k, v in request.query.items() if k.lower() != "a2a-version"}
         return {**query, **path_values}
-    body = await read_body(request, limit)
-    parsed = _parse_body(body)
+    body = await read_body(request, settings.max_body_bytes)
+    parsed = _parse_body(body, settings.max_json_depth)
     for name, value in path_values.items():
         if name in parsed and parsed[name] != value:
             raise InvalidParams(f"{name} in the body ({parsed[name]!r}) differs from the path ({value!r})")
@@ -158,10 +159,10 @@ async def _params(request: Request, route: RestRoute, limit: int) -> dict[str, A
     return parsed
 
 
-def _parse_body(body: bytes) -> dict[str, Any]:
+def _parse_body(body: bytes, max_depth: int) -> dict[str, Any]:
     if not body.strip():
         return {}  # REAL-CLIENTS §7.3: the JS client cancels with an empty body
-    parsed = parse_json(body)
+    parsed = parse_json(body, max_depth=max_depth)
     if not isinstance(parsed, dict):
         raise InvalidParams("The request body must be a JSON object")
     return parsed

@@ -16,7 +16,7 @@ E = TypeVar("E")
 
 _ABSENT: Final = object()
 _INT32_MIN, _INT32_MAX = -(2**31), 2**31 - 1
-_DECIMAL = re.compile(r"-?[0-9]+", re.ASCII)
+_DECIMAL = re.compile(r"-?[0-9]{1,20}", re.ASCII)  # int64 fits in 19 digits; longer is not a number we take
 _UPPER = re.compile(r"[A-Z]")
 
 

@@ -77,6 +77,10 @@ Feature: The HTTP+JSON binding
     When the caller requests GET /tasks?pageSize=0
     Then the answer is HTTP 400 naming the field "pageSize"
 
+  Scenario: A page size of thousands of digits names the field
+    When the caller lists tasks with a pageSize of 4,301 nines
+    Then the answer is HTTP 400 naming the field "pageSize"
+
   Scenario: An escaped colon in the path is not a route
     When the caller requests POST /message%3Asend
     Then the answer is HTTP 404 with the status NOT_FOUND

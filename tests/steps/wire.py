@@ -296,3 +296,50 @@ def _(world: Any) -> None:
     client = world.client()
     world.reply = None
     world.stream = client.sse("GET", f"{client.rest_prefix}/tasks/{task_id(world)}:subscribe", {}, request_id=None)
+
+
+# --- the reader's limits ---
+
+# the raw JSON put at metadata["x"] of a message, by the words of the scenario
+HOSTILE_VALUES = {
+    "arrays nested 10,000 deep": "[" * 10_000 + "]" * 10_000,
+    "arrays nested 65 deep": "[" * 65 + "]" * 65,
+    "arrays nested 40 deep": "[" * 40 + "]" * 40,
+    "an integer of 4,301 digits": "9" * 4_301,
+    "NaN": "NaN",
+    "-Infinity": "-Infinity",
+    "the number 1e400": "1e400",
+    "a lone surrogate": '"\\ud800"',
+}
+
+
+@when(parsers.parse("the caller sends a message whose metadata holds {value}"))
+def _(world: Any, value: str) -> None:
+    # the message's metadata is where a hostile value would otherwise reach the task file and every answer
+    keyed = value == "a key with a lone surrogate"
+    metadata = '{"\\udc00": 1}' if keyed else '{"x": ' + HOSTILE_VALUES[value] + "}"
+    message = (f'{{"messageId": "{uuid.uuid4()}", "role": "ROLE_USER", "parts": [{{"text": "hello"}}], '
+               f'"metadata": {metadata}}}')
+    client = world.client()
+    headers = {**client.headers(), "Content-Type": "application/json"}
+    if client.binding == "rest":
+        response = world.http.post(world.server.rest_prefix + "/message:send",
+                                   content=f'{{"message": {message}}}'.encode(), headers=headers)
+        world.reply = client.rest_reply(response, None)
+    else:
+        body = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}'
+        response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers=headers)
+        world.reply = client.jsonrpc_reply(response, None, None if response.status_code == 401 else 1)
+
+
+@given(parsers.parse("the caller sends an A2A-Version of {digits:,d} nines"))
+def _(world: Any, digits: int) -> None:
+    world.version = "9" * digits + ".0"
+
+
+@when(parsers.parse("the caller lists tasks with a pageSize of {digits:,d} nines"))
+def _(world: Any, digits: int) -> None:
+    client = world.client()
+    response = world.http.get(world.server.rest_prefix + "/tasks", params={"pageSize": "9" * digits},
+                              headers=client.headers())
+    world.reply = client.rest_reply(response, None)
