@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import functools
 import hashlib
+import logging
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
@@ -22,12 +23,15 @@ from reference_server.bindings.auth import authenticated, caller_of
 from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.discovery.card import build_card, public_details
+from reference_server.disk import off_loop
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.service import A2AService
-from reference_server.domain.task_store import TaskStores
+from reference_server.domain.task_store import TaskStores, remove_stray_temp_files
 from reference_server.settings import Settings
 from reference_server.wire.task_file import TaskFileCodec
+
+log = logging.getLogger("reference_server.app")
 
 EVICTION_INTERVAL_SECONDS = 60.0
 
@@ -78,6 +82,7 @@ def create_app(
     app.router.add_head("/.well-known/agent-card.json", card)
     app.router.fallback = not_found
     _schedule_eviction(app, pool)
+    _sweep_on_start(app, workspaces)
     return app
 
 
@@ -130,3 +135,18 @@ def _schedule_eviction(app: Application, pool: SessionPool) -> None:
         job.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await job
+
+
+def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:
+    """Remove the temp files that interrupted writes left in every workspace's tasks/ (on a disk thread)."""
+
+    @app.lifespan
+    async def sweep():  # type: ignore[no-untyped-def]
+        def sweep_all() -> None:
+            for workspace in workspaces():
+                if removed := remove_stray_temp_files(workspace):
+                    log.info("removed %d temp files that interrupted writes left in %s", removed,
+                             workspace.tasks_dir)
+
+        await off_loop(sweep_all)
+        yield

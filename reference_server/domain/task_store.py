@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import sys
@@ -204,6 +205,27 @@ class TaskStore:
         if stored is None or stored.task.id != task_id:
             return _Indexed(key, trusted, None, None)
         return _Indexed(key, trusted, sys.intern(stored.caller), TaskSummary.of(stored.task))
+
+
+_TEMP = re.compile(r"^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\..+\.tmp$")
+
+
+def remove_stray_temp_files(workspace: Workspace) -> int:
+    """Delete the temp files an interrupted write left in tasks/ (a kill -9 between create and rename); how many.
+
+    Only at start, before any write of this process: a temp file then belongs to no write in progress.
+    """
+    try:
+        names = os.listdir(workspace.tasks_dir)
+    except (FileNotFoundError, NotADirectoryError):
+        return 0
+    removed = 0
+    for name in names:
+        if _TEMP.fullmatch(name):
+            with contextlib.suppress(FileNotFoundError):
+                (workspace.tasks_dir / name).unlink()
+                removed += 1
+    return removed
 
 
 class TaskStores:

@@ -39,6 +39,10 @@ Feature: Task files and lazy restart recovery
     And the caller lists its tasks
     Then the task file is not rewritten as failed
 
+  Scenario: A task file is no larger than twice the request that made it
+    When the caller sends a message whose metadata holds 50 arrays nested 60 deep
+    Then the task file is no larger than twice the request that made it
+
   @TaskFile_InputRequired_SurvivesRestart @v0_3
   Scenario: An input-required task survives a restart and continues
     When the caller sends "ask: Which dates suit you?"

@@ -168,6 +168,14 @@ def _(world: Any) -> None:
     world.notes["stale_file"] = stored
 
 
+@then("the task file is no larger than twice the request that made it")
+def _(world: Any) -> None:
+    assert world.reply.error is None, world.reply.error
+    remember(world, world.reply.body["task"])
+    size, sent = task_file(world).stat().st_size, world.notes["sent_bytes"]
+    assert size <= 2 * sent, f"a request of {sent} bytes made a task file of {size} bytes"
+
+
 @then("the task file is not rewritten as failed")
 def _(world: Any) -> None:
     assert read_task_file(world) == world.notes["stale_file"]  # not one byte of it recovered as "server restarted"

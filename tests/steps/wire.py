@@ -310,6 +310,7 @@ HOSTILE_VALUES = {
     "-Infinity": "-Infinity",
     "the number 1e400": "1e400",
     "a lone surrogate": '"\\ud800"',
+    "50 arrays nested 60 deep": "[" + ", ".join(["[" * 59 + "]" * 59] * 50) + "]",
 }
 
 
@@ -323,11 +324,13 @@ def _(world: Any, value: str) -> None:
     client = world.client()
     headers = {**client.headers(), "Content-Type": "application/json"}
     if client.binding == "rest":
-        response = world.http.post(world.server.rest_prefix + "/message:send",
-                                   content=f'{{"message": {message}}}'.encode(), headers=headers)
+        body = f'{{"message": {message}}}'
+        world.notes["sent_bytes"] = len(body.encode())
+        response = world.http.post(world.server.rest_prefix + "/message:send", content=body.encode(), headers=headers)
         world.reply = client.rest_reply(response, None)
     else:
         body = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}'
+        world.notes["sent_bytes"] = len(body.encode())
         response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers=headers)
         world.reply = client.jsonrpc_reply(response, None, None if response.status_code == 401 else 1)
 
