@@ -64,7 +64,8 @@ def create_app(
     """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound)."""
     app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
-    pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions)
+    pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
+                       max_bytes=settings.max_session_bytes)
     service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
     guard = authenticated(WorkspaceCallerDirectory(workspaces))  # every A2A handler, wrapped where registered
 

@@ -22,6 +22,7 @@ class Settings:
     max_hops: int = 3
     session_idle_timeout: timedelta = timedelta(minutes=30)
     max_idle_sessions: int = 256
+    max_session_bytes: int = 256 * 1024 * 1024
     max_file_bytes: int = 10 * 1024 * 1024
     allow_private_push_urls: bool = False
     card_name: str = "Volcanic assistant"
@@ -117,6 +118,8 @@ KEYS: tuple[_Key, ...] = (
          "hh:mm:ss, d.hh:mm:ss or a number of seconds", "evict idle sessions after this long"),
     _Key("max_idle_sessions", "MaxIdleSessions", "--max-idle-sessions", _parse_positive_int, "a whole number >= 0",
          "idle sessions kept in memory; beyond it the least recently used resume from their file"),
+    _Key("max_session_bytes", "MaxSessionBytes", "--max-session-bytes", _parse_positive_int,
+         "a whole number of bytes", "conversation bytes kept in memory; beyond it idle sessions are dropped first"),
     _Key("max_file_bytes", "MaxFileBytes", "--max-file-bytes", _parse_positive_int, "a whole number of bytes",
          "cap per file part, in and out"),
     _Key("allow_private_push_urls", "AllowPrivatePushUrls", "--allow-private-push-urls", _parse_bool,

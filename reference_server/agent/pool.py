@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import logging
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -10,6 +12,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from reference_server.agent.session import AgentSession, SessionFactory
+
+log = logging.getLogger("reference_server.pool")
 
 _Key = tuple[Path, str, str]
 
@@ -24,16 +28,17 @@ class SessionPool:
     """Opens or resumes sessions through the factory; keeps them for the next message of their context.
 
     It knows sessions, not tasks: which context is busy is the domain's run registry's business. An idle
-    session is dropped after the idle timeout, or sooner when more than max_idle are kept (the least recently
-    used first); a dropped session resumes from its JSONL file, so memory stays flat however many contexts
-    there were.
+    session is dropped after the idle timeout, or sooner when more than max_idle are kept or their records
+    take more than max_bytes (the least recently used first, never a running one); a dropped session
+    resumes from its JSONL file, so memory stays bounded however many contexts and messages there were.
     """
 
     def __init__(self, factory: SessionFactory, *, idle_timeout: timedelta, max_idle: int = 256,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+                 max_bytes: int = 256 * 1024 * 1024, clock: Callable[[], float] = time.monotonic) -> None:
         self._factory = factory
         self._idle = idle_timeout.total_seconds()
         self._max_idle = max_idle
+        self._max_bytes = max_bytes
         self._clock = clock
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()  # least recently used first
 
@@ -53,6 +58,7 @@ class SessionPool:
         else:
             entry.last_used = self._clock()
             self._entries.move_to_end(key)
+            self._trim()  # its last run may have grown it past the byte cap
         return entry.session
 
     def evict_idle(self) -> int:
@@ -66,16 +72,28 @@ class SessionPool:
     def __len__(self) -> int:
         return len(self._entries)
 
+    def size(self) -> int:
+        """About how many bytes the kept sessions' records take."""
+        return sum(entry.session.size for entry in self._entries.values())
+
     def _trim(self) -> None:
-        """Over max_idle sessions: drop the least recently used ones that are not running."""
-        excess = len(self._entries) - self._max_idle
-        if excess <= 0:
+        """Over max_idle sessions or max_bytes: drop the least recently used ones that are not running (nor the
+        one just asked for)."""
+        count, size = len(self._entries), self.size()
+        if count <= self._max_idle and size <= self._max_bytes:
             return
+        over_bytes = size > self._max_bytes
         victims: list[_Key] = []
-        for key, entry in self._entries.items():
-            if len(victims) == excess:
+        # never the most recently used: the session just asked for, about to run
+        for key, entry in itertools.islice(self._entries.items(), len(self._entries) - 1):
+            if count <= self._max_idle and size <= self._max_bytes:
                 break
             if not entry.session.running:
                 victims.append(key)
+                count -= 1
+                size -= entry.session.size
         for key in victims:
             del self._entries[key]
+        if victims and over_bytes:
+            log.info("session pool: over A2A__MaxSessionBytes (%d MB); dropped the %d least recently used idle "
+                     "sessions (they resume from their files)", self._max_bytes // 2**20, len(victims))

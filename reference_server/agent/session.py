@@ -60,6 +60,7 @@ class AgentSession:
         self._tools = list(tools)
         self._journal = Journal(session_file)
         self._records: list[dict[str, Any]] | None = None  # loaded when the first run starts
+        self.size = 0  # about how many bytes the records in memory take (the text they hold)
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -74,7 +75,7 @@ class AgentSession:
     def history(self) -> list[dict[str, Any]]:
         """The conversation records, as loaded and appended (blocking: it may read the file)."""
         if self._records is None:
-            self._records = self._journal.load()
+            self._records = self._loaded(self._journal.load())
         return [dict(r) for r in self._records]
 
     async def _resume(self) -> list[dict[str, Any]]:
@@ -82,8 +83,12 @@ class AgentSession:
         if self._records is None:
             # a new context has no file yet: one stat here spares a disk thread round trip
             exists = self._journal.path.exists()
-            self._records = await off_loop(self._journal.load) if exists else []
+            self._records = self._loaded(await off_loop(self._journal.load) if exists else [])
         return self._records
+
+    def _loaded(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        self.size = sum(_size_of(r) for r in records)
+        return records
 
     async def run(self, prompt: str, *, message_id: str | None = None,
                   extra_tools: Sequence[Tool] = ()) -> AsyncIterator[SessionEvent]:
@@ -123,7 +128,15 @@ class AgentSession:
 
     def _record(self, record: dict[str, Any]) -> None:
         assert self._records is not None, "records are loaded when a run starts"
-        self._records.append(self._journal.append(record))
+        stored = self._journal.append(record)
+        self._records.append(stored)
+        self.size += _size_of(stored)
+
+
+def _size_of(record: dict[str, Any]) -> int:
+    """About the bytes a record takes in memory: its text, and a little for the rest."""
+    content = record.get("content")
+    return 200 + (len(content) if isinstance(content, str) else 0) + len(str(record.get("tool_calls") or ""))
 
 
 class _Run:

@@ -120,3 +120,36 @@ def test_two_callers_with_one_context_id_get_two_sessions(workspace: Path, clock
 
     assert alice is not bob
     assert len(pool) == 2
+
+
+def test_beyond_max_bytes_idle_sessions_go_and_a_log_line_says_so(workspace: Path, clock: _Clock,
+                                                                   caplog: pytest.LogCaptureFixture) -> None:
+    pool = SessionPool(SessionFactory(lambda _: ScriptedProvider()), idle_timeout=timedelta(minutes=30),
+                       max_bytes=5_000, clock=clock)
+    big = pool.session(workspace, "bot", "c1", "p")
+    collect(big, "x" * 4_000)  # echoed: about 8 KB of conversation
+    assert big.size > 5_000
+
+    with caplog.at_level("INFO", logger="reference_server.pool"):
+        pool.session(workspace, "bot", "c2", "p")
+
+    assert pool.session(workspace, "bot", "c1", "p") is not big  # dropped, so opened afresh (and resumed)
+    assert "over A2A__MaxSessionBytes" in caplog.text
+
+
+def test_a_running_session_is_never_dropped_for_the_caps(workspace: Path, clock: _Clock) -> None:
+    pool = SessionPool(SessionFactory(lambda _: ScriptedProvider()), idle_timeout=timedelta(minutes=30),
+                       max_idle=0, max_bytes=0, clock=clock)
+    session = pool.session(workspace, "bot", "c1", "p")
+
+    async def scenario() -> bool:
+        events = session.run("sleep 30")
+        await anext(events)  # running now
+        pool.session(workspace, "bot", "c2", "p")  # over both caps: the idle one goes, the running one stays
+        kept = pool.session(workspace, "bot", "c1", "p") is session
+        session.abort()
+        async for _ in events:
+            pass
+        return kept
+
+    assert run(scenario())
