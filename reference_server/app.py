@@ -67,7 +67,8 @@ def create_app(
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
     service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
-    guard = authenticated(WorkspaceCallerDirectory(workspaces))  # every A2A handler, wrapped where registered
+    # every A2A handler is wrapped in the key check where its route is registered
+    guard = authenticated(WorkspaceCallerDirectory(workspaces), settings.body_timeout.total_seconds())
 
     def scope_for(request: Request) -> Scope:
         return Scope(service, caller_of(request), base_url(request, settings), settings)

@@ -19,6 +19,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
 from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace, read_callers
+from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
 
 DEMO_CALLER = "demo"
@@ -124,6 +125,5 @@ def main(argv: Sequence[str] | None = None) -> int:
     app = create_app(settings, workspaces, notifier=LoggingNotifier())
     print(banner(settings, path, key), flush=True)
     tune_runtime()
-    uvicorn.run(app, host=settings.host, port=settings.port, timeout_graceful_shutdown=3,
-                log_level="info", access_log=False)
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))
     return 0

@@ -30,6 +30,8 @@ class Settings:
     hybrid_card: bool = False
     max_body_bytes: int = 16 * 1024 * 1024
     max_json_depth: int = 64
+    header_timeout: timedelta = timedelta(seconds=10)
+    body_timeout: timedelta = timedelta(seconds=30)
     scope_prefix: str = "reference"
     provider_base_url: str | None = None
     provider_model: str | None = None
@@ -131,6 +133,10 @@ KEYS: tuple[_Key, ...] = (
          "add the 0.3 top-level fields to the public card"),
     _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, "a whole number of bytes",
          "largest request body accepted"),
+    _Key("header_timeout", "HeaderTimeout", "--header-timeout", _parse_timespan,
+         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "close a connection whose request headers take longer"),
+    _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,
+         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "refuse a request whose body takes longer (HTTP 408)"),
     _Key("max_json_depth", "MaxJsonDepth", "--max-json-depth", _parse_positive_int, "a whole number >= 0",
          "deepest nesting of arrays and objects accepted in a request body"),
     _Key("scope_prefix", "ScopePrefix", "--scope-prefix", _parse_text, "a non-empty string",

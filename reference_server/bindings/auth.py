@@ -45,10 +45,10 @@ def presented_key(request: Request) -> str | None:
     return api_key or bearer
 
 
-async def _request_id(request: Request) -> Any:
+async def _request_id(request: Request, body_timeout: float) -> Any:
     """The JSON-RPC id of a refused request, so that even a 401 echoes it (REAL-CLIENTS §7.2)."""
     try:
-        payload = parse_json(await read_body(request, AUTH_BODY_LIMIT))
+        payload = parse_json(await read_body(request, AUTH_BODY_LIMIT, body_timeout))
     except A2AError:
         return None
     return jsonrpc.usable_id(payload)
@@ -58,7 +58,7 @@ def caller_of(request: Request) -> Caller:
     return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
-def authenticated(directory: CallerDirectory) -> Callable[[Handler, str], Handler]:
+def authenticated(directory: CallerDirectory, body_timeout: float) -> Callable[[Handler, str], Handler]:
     """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
     It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
@@ -67,24 +67,10 @@ def authenticated(directory: CallerDirectory) -> Callable[[Handler, str], Handle
 
     def guard(handler: Handler, binding: str) -> Handler:
         async def guarded(request: Request) -> Response:
-            try:
-                key = presented_key(request)
-            except CredentialsProblem as problem:
-                return await _refuse(request, binding, str(problem))
-            if key is None:
-                return await _refuse(request, binding,
-                                     "No API key: send X-API-Key: <key> or Authorization: Bearer <key>")
-            callers = directory.find(key)
-            if not callers:
-                return await _refuse(request, binding, "Unknown API key")
-            if len(callers) > 1:
-                # design: the warning names the owners, never the key
-                owners = ", ".join(sorted({c.owner_id for c in callers}))
-                log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
-                return await _refuse(
-                    request, binding,
-                    "This API key matches more than one caller; ask the agent's owner for a new key")
-            cast(dict[str, Any], request.scope)[CALLER_KEY] = callers[0]
+            caller, problem = _caller_of(request, directory)
+            if caller is None:
+                return await _refuse(request, binding, problem or "Unknown API key", body_timeout)
+            cast(dict[str, Any], request.scope)[CALLER_KEY] = caller
             return await handler(request)
 
         return guarded
@@ -92,12 +78,31 @@ def authenticated(directory: CallerDirectory) -> Callable[[Handler, str], Handle
     return guard
 
 
-async def _refuse(request: Request, binding: str, message: str) -> Response:
+def _caller_of(request: Request, directory: CallerDirectory) -> tuple[Caller | None, str | None]:
+    """The request's caller, or None and why not (callers.json is read as it is now)."""
+    try:
+        key = presented_key(request)
+    except CredentialsProblem as problem:
+        return None, str(problem)
+    if key is None:
+        return None, "No API key: send X-API-Key: <key> or Authorization: Bearer <key>"
+    callers = directory.find(key)
+    if not callers:
+        return None, "Unknown API key"
+    if len(callers) > 1:
+        # design: the warning names the owners, never the key
+        owners = ", ".join(sorted({c.owner_id for c in callers}))
+        log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
+        return None, "This API key matches more than one caller; ask the agent's owner for a new key"
+    return callers[0], None
+
+
+async def _refuse(request: Request, binding: str, message: str, body_timeout: float) -> Response:
     error = Unauthenticated(message)
     if binding == "rest":
         response = rest.error_response(error)
     else:
-        response = jsonrpc.error_response(error, await _request_id(request))
+        response = jsonrpc.error_response(error, await _request_id(request, body_timeout))
     # A2A §3.3.2: SHOULD include a challenge
     response.add_header(b"WWW-Authenticate", b'Bearer realm="a2a", ApiKey header="X-API-Key"')
     return response

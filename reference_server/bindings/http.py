@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import math
 import re
@@ -9,7 +10,7 @@ from typing import Any
 
 from blacksheep import Content, Request, Response
 
-from reference_server.domain.errors import ParseError, PayloadTooLarge, VersionNotSupported
+from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.settings import Settings
 
 A2A_JSON = b"application/a2a+json"
@@ -27,6 +28,7 @@ def dumps(body: Any) -> bytes:
 
 MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)
 DEFAULT_MAX_DEPTH: int = Settings.max_json_depth  # A2A__MaxJsonDepth
+DEFAULT_BODY_SECONDS: float = Settings.body_timeout.total_seconds()  # A2A__BodyTimeout
 
 
 class _Refused(ValueError):
@@ -105,19 +107,24 @@ def json_response(body: Any, status: int = 200, content_type: bytes = JSON) -> R
     return Response(status, [(b"Cache-Control", b"no-store")], Content(content_type, dumps(body)))
 
 
-async def read_body(request: Request, limit: int) -> bytes:
-    """The whole body, refused before parsing when it is larger than `limit` bytes."""
+async def read_body(request: Request, limit: int, timeout: float = DEFAULT_BODY_SECONDS) -> bytes:
+    """The whole body, refused before parsing when it is larger than `limit` bytes or slower than `timeout`
+    seconds to arrive (a client that dribbles its body holds nothing for long)."""
     declared = request.get_first_header(b"Content-Length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(int(declared), limit)
     chunks: list[bytes] = []
     size = 0
-    # blacksheep's stub types stream() as a coroutine; it is an async generator
-    async for chunk in request.stream():  # type: ignore[attr-defined]
-        size += len(chunk)
-        if size > limit:
-            raise _too_large(size, limit)
-        chunks.append(chunk)
+    try:
+        async with asyncio.timeout(timeout):
+            # blacksheep's stub types stream() as a coroutine; it is an async generator
+            async for chunk in request.stream():  # type: ignore[attr-defined]
+                size += len(chunk)
+                if size > limit:
+                    raise _too_large(size, limit)
+                chunks.append(chunk)
+    except TimeoutError:
+        raise BodyTimeout(f"Request body too slow: not all there after {timeout:g} s (A2A__BodyTimeout)") from None
     return b"".join(chunks)
 
 

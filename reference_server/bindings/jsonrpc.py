@@ -36,8 +36,9 @@ async def handle(request: Request, scope: Scope) -> Response:
     request_id: Any = None
     version = V1_0
     try:
-        payload = parse_json(await read_body(request, scope.settings.max_body_bytes),
-                             max_depth=scope.settings.max_json_depth)
+        settings = scope.settings
+        body = await read_body(request, settings.max_body_bytes, settings.body_timeout.total_seconds())
+        payload = parse_json(body, max_depth=settings.max_json_depth)
         request_id = usable_id(payload)
         envelope = _envelope(payload)
         version = requested_version(request)
@@ -66,7 +67,7 @@ async def not_posted(request: Request) -> Response:
 
 def error_response(error: A2AError, request_id: Any = None) -> Response:
     """JSON-RPC errors travel with HTTP 200 (SDK practice, A2A DIGEST §9.3), except transport-level ones."""
-    status = wire_error(error).http_status if wire_error(error).http_status in (401, 413) else 200
+    status = wire_error(error).http_status if wire_error(error).http_status in (401, 408, 413) else 200
     return json_response(jsonrpc_error(error, request_id), status)
 
 

@@ -150,7 +150,7 @@ async def _params(request: Request, route: RestRoute, settings: Settings) -> dic
         # a repeated parameter stays a list, so the decoder can say it must be given once
         query = {k: v[0] if len(v) == 1 else v for k, v in request.query.items() if k.lower() != "a2a-version"}
         return {**query, **path_values}
-    body = await read_body(request, settings.max_body_bytes)
+    body = await read_body(request, settings.max_body_bytes, settings.body_timeout.total_seconds())
     parsed = _parse_body(body, settings.max_json_depth)
     for name, value in path_values.items():
         if name in parsed and parsed[name] != value:

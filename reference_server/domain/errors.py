@@ -129,6 +129,12 @@ class PayloadTooLarge(A2AError):
     default_message = "Request body too large"
 
 
+class BodyTimeout(A2AError):
+    """The request body did not arrive within the configured time; it was not parsed."""
+
+    default_message = "Request body too slow"
+
+
 class Unauthenticated(A2AError):
     """No key, an unknown key, or a key that matches more than one caller."""
 
@@ -174,6 +180,7 @@ ERROR_TABLE: dict[type[A2AError], WireError] = {
     ),
     VersionNotSupported: WireError(-32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"),
     PayloadTooLarge: WireError(-32600, 413, "INVALID_ARGUMENT", None),
+    BodyTimeout: WireError(-32600, 408, "DEADLINE_EXCEEDED", None),
     Unauthenticated: WireError(-32000, 401, "UNAUTHENTICATED", None),
 }
 

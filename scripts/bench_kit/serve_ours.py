@@ -17,6 +17,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
 from reference_server.cli import configure_logging, tune_runtime
 from reference_server.domain.callers import Workspace
+from reference_server.serving import uvicorn_options
 from reference_server.settings import load_settings
 
 PROBE_INTERVAL = 0.001
@@ -104,7 +105,7 @@ def main() -> int:
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
     tune_runtime()
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
-                            access_log=False, timeout_graceful_shutdown=3, loop="asyncio")
+                            **uvicorn_options(settings))
     if args.lag_report is None:
         uvicorn.Server(config).run()
         return 0

@@ -13,6 +13,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import create_app
 from reference_server.domain.callers import Workspace
+from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings
 
 
@@ -50,8 +51,8 @@ class LiveServer:
         self.inbound: list[dict[str, Any]] = []  # every a2a.inbound payload, with the session's scope
         self.app = create_app(settings, self.workspaces, notifier=self.notifier,
                               on_session_open=self._watch_bus)
-        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning",
-                                timeout_graceful_shutdown=2, lifespan="on")
+        options = {**uvicorn_options(settings), "timeout_graceful_shutdown": 2}  # served as the command serves
+        config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = ""

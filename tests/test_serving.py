@@ -1,0 +1,73 @@
+"""Slow clients hold nothing for long: headers and bodies have time limits (serving.py, bindings/http.py)."""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from collections.abc import Iterator
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+from support.live import LiveServer, settings_for
+
+from reference_server.domain.callers import Workspace
+
+KEY = "k_slow-client-test"
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[LiveServer]:
+    workspace = Workspace(tmp_path / "ws")
+    workspace.callers_file.parent.mkdir(parents=True)
+    workspace.callers_file.write_text(json.dumps([{"name": "slow-bot", "key": KEY}]))
+    live = LiveServer(settings_for(header_timeout=timedelta(seconds=0.3), body_timeout=timedelta(seconds=0.3)))
+    live.workspaces.add(workspace)
+    live.start()
+    yield live
+    live.stop()
+
+
+def connect(server: LiveServer) -> socket.socket:
+    host, port = server.url.removeprefix("http://").split(":")
+    return socket.create_connection((host, int(port)), timeout=5)
+
+
+def wait_for_answer(sock: socket.socket) -> tuple[bytes, float]:
+    """Everything the server sends until it closes the connection, and how long that took."""
+    started, received = time.monotonic(), b""
+    while chunk := sock.recv(65536):
+        received += chunk
+    return received, time.monotonic() - started
+
+
+def test_a_connection_whose_headers_never_end_is_closed(server: LiveServer) -> None:
+    with connect(server) as sock:
+        sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\nX-Slow: ")  # and then nothing
+        received, took = wait_for_answer(sock)
+    assert received == b"" and took < 3
+
+
+def test_a_connection_that_sends_nothing_is_closed(server: LiveServer) -> None:
+    with connect(server) as sock:
+        received, took = wait_for_answer(sock)
+    assert received == b"" and took < 3
+
+
+def test_a_body_that_never_arrives_whole_is_refused_with_408(server: LiveServer) -> None:
+    head = (f"POST /a2a HTTP/1.1\r\nHost: x\r\nX-API-Key: {KEY}\r\nA2A-Version: 1.0\r\n"
+            "Content-Type: application/json\r\nContent-Length: 100\r\nConnection: close\r\n\r\n")
+    with connect(server) as sock:
+        sock.sendall(head.encode() + b'{"jsonrpc": "2.0", ')  # 20 of the 100 bytes announced
+        received, took = wait_for_answer(sock)
+    status_line, _, rest = received.partition(b"\r\n")
+    assert status_line.startswith(b"HTTP/1.1 408"), received[:200]
+    assert b"A2A__BodyTimeout" in rest and took < 3
+
+
+def test_a_prompt_client_is_served_as_usual(server: LiveServer) -> None:
+    with connect(server) as sock:
+        sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        received, _ = wait_for_answer(sock)
+    assert received.startswith(b"HTTP/1.1 200")
