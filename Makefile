@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 
-.PHONY: install serve test conformance schemas lint bench clean
+.PHONY: install serve test conformance schemas lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -34,6 +34,9 @@ lint: $(STAMP)
 
 clean:
 	rm -rf $(VENV) reports
+
+fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions; prints the counts (make test runs 1,000)
+	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz
 
 bench: $(STAMP)  ## latency and throughput against a server on loopback (timing goals live here, never in tests)
 	$(PY) scripts/bench.py $(ARGS)

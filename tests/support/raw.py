@@ -22,12 +22,14 @@ class RawAnswer:
 
 
 def raw_request(base_url: str, verb: str, target: str, headers: dict[str, str] | None = None,
-                body: bytes = b"", timeout: float = 10.0) -> RawAnswer:
-    """Send one request to base_url (loopback) with the target exactly as given, and read the whole answer."""
+                body: bytes = b"", timeout: float = 10.0, *, headers_list: list[tuple[str, str]] = ()) -> RawAnswer:
+    """Send one request to base_url (loopback) with the target exactly as given, and read the whole answer;
+    headers_list may repeat a header."""
     where = urlsplit(base_url)
     host, port = where.hostname or "127.0.0.1", where.port or 80
     conn = h11.Connection(h11.CLIENT)
-    sent = [("Host", f"{host}:{port}"), ("Content-Length", str(len(body))), *(headers or {}).items()]
+    sent = [("Host", f"{host}:{port}"), ("Content-Length", str(len(body))), *(headers or {}).items(),
+            *headers_list]
     with socket.create_connection((host, port), timeout=timeout) as sock:
         sock.sendall(conn.send(h11.Request(method=verb, target=target.encode(), headers=sent)))
         sock.sendall(conn.send(h11.Data(data=body)) + conn.send(h11.EndOfMessage()))
