@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import itertools
 import logging
 import os
-import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -109,26 +109,58 @@ class Writer:
 
 
 def _append(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("ab") as handle:
-        handle.write(data)
+    name = os.fspath(path)
+    _make_folder(os.path.dirname(name))
+    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        _write_all(fd, data)
+    finally:
+        os.close(fd)
 
 
 def _replace(path: Path, data: bytes, *, durable: bool) -> None:
     """A temp file in the same folder, then a rename; durable: the temp file's data is synced before the rename,
     so that after a power loss the name holds the old content or the new, never an empty file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.stem}.", suffix=".tmp")
+    name = os.fspath(path)
+    folder, base = os.path.split(name)
+    _make_folder(folder)
+    while True:  # a name no other temp file has: this process's id and a counter (O_EXCL makes sure)
+        tmp = os.path.join(folder, f".{os.path.splitext(base)[0]}.{os.getpid()}-{next(_TEMP_NUMBERS)}.tmp")
+        try:
+            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            break
+        except FileExistsError:
+            continue
     try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+        try:
+            _write_all(fd, data)
             if durable:
-                handle.flush()
-                _datasync(handle.fileno())
-        os.replace(tmp, path)
+                _datasync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, name)
     except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp)
         raise
+
+
+_TEMP_NUMBERS = itertools.count()
+_FOLDERS: set[str] = set()  # folders the writer made or found (only the writer thread uses it)
+
+
+def _make_folder(folder: str) -> None:
+    """The folder exists (made once; looked at again only if it disappeared, which os.path.isdir tells)."""
+    if folder in _FOLDERS and os.path.isdir(folder):
+        return
+    os.makedirs(folder, exist_ok=True)
+    _FOLDERS.add(folder)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 _datasync = getattr(os, "fdatasync", os.fsync)  # the data and the size, not the times: enough for a new file
