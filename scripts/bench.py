@@ -103,6 +103,25 @@ class Run:
         if await self.rpc(rpc_body("GetTask", {"id": task_id})) is not None:
             await self.loaded("get", "GetTask (JSON-RPC)", self.server.rpc_path, rpc_body("GetTask", {"id": task_id}))
         await self.phase("rss", self.rss)
+        if workspace is not None:  # the peers' echo agents have no "sleep": the fan-out is ours only
+            await self.phase("fanout", self.fanout)
+
+    async def fanout(self) -> None:
+        """Many streams open at once (each a run that sleeps): their first events, and the card meanwhile."""
+        port, path, headers = self.server.port, self.server.rpc_path, self.server.headers
+        count, seconds = self.args.fanout, 5
+        body = STREAM.replace('"hello"', f'"sleep {seconds}"')
+        opened = asyncio.create_task(load.streams(port, path, headers, body, count, count, 4 * seconds + 60))
+        await asyncio.sleep(1.0)  # the streams are being opened and served
+        card = await load.load(port, servers.CARD, {}, None, max(2.0, seconds - 2.0), self.args.connections)
+        many, elapsed, failed = await opened
+        first = [s.first for s in many]
+        self.results |= {"fanout_first_p50": ms(first, 50), "fanout_first_p99": ms(first, 99),
+                         "fanout_card_p99": card.p99_ms if card else None}
+        show(f"{count} streams at once (runs of {seconds} s), first event",
+             f"p50 {ms(first, 50) or 0:7.2f} ms  p99 {ms(first, 99) or 0:7.2f} ms  ({len(many)} streams, "
+             f"{failed} failed, all done in {elapsed:.1f} s)")
+        shown_load(f"public card GET while {count} streams are open", card)
 
     async def stream_phases(self) -> None:
         port, path, headers = self.server.port, self.server.rpc_path, self.server.headers
@@ -220,6 +239,8 @@ ROWS = [  # label, result key, unit
     ("loop lag max, measured phases", "lag_max", "ms"), ("loop lag p99, measured phases", "lag_p99", "ms"),
     ("longest loop callback, measured phases", "callback_max", "ms"),
     ("RSS growth per finished task", "rss_kb_per_task", "KB"),
+    ("first SSE event, 1,000 streams at once, p99", "fanout_first_p99", "ms"),
+    ("card GET p99 while they are open", "fanout_card_p99", "ms"),
 ]
 
 
@@ -249,6 +270,8 @@ def targets(results: dict[str, Results]) -> list[dict[str, Any]]:
         ("loop stall <= 5 ms (max lag, measured phases)", ours.get("lag_max"), lambda v: v <= 5, " ms"),
         ("  the same, as the longest single loop callback", ours.get("callback_max"), lambda v: v <= 5, " ms"),
         ("RSS growth <= 1 KB per finished task", ours.get("rss_kb_per_task"), lambda v: v <= 1, " KB"),
+        ("1,000 streams at once: first event p99 <= 250 ms", ours.get("fanout_first_p99"), lambda v: v <= 250, " ms"),
+        ("1,000 streams at once: card p99 <= 50 ms", ours.get("fanout_card_p99"), lambda v: v <= 50, " ms"),
     ]
     return [{"target": name, "value": value, "unit": unit.strip(),
              "status": "n/a" if value is None else "MET" if ok(value) else "MISSED"}
@@ -328,6 +351,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--task-files", type=int, default=10_000, help="task files in our workspace (default 10000)")
     parser.add_argument("--rss-tasks", type=int, help="blocking sends in the RSS phase (default 10000, quick 1000)")
     parser.add_argument("--rss-seconds", type=float, help="time bound of the RSS phase (default 300, quick 60)")
+    parser.add_argument("--fanout", type=int, default=1000, help="streams opened at once (default 1000)")
     parser.add_argument("--no-pin", action="store_true", help="no CPU pinning (server on one CPU, load on the others)")
     parser.add_argument("--report", type=Path, default=REPORT, help=f"JSON results (default {REPORT})")
     args = parser.parse_args()
