@@ -30,6 +30,8 @@ class Settings:
     hybrid_card: bool = False
     max_body_bytes: int = 16 * 1024 * 1024
     max_json_depth: int = 64
+    max_parts: int = 100
+    max_metadata_bytes: int = 64 * 1024
     header_timeout: timedelta = timedelta(seconds=10)
     body_timeout: timedelta = timedelta(seconds=30)
     scope_prefix: str = "reference"
@@ -137,6 +139,10 @@ KEYS: tuple[_Key, ...] = (
          "hh:mm:ss, d.hh:mm:ss or a number of seconds", "close a connection whose request headers take longer"),
     _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,
          "hh:mm:ss, d.hh:mm:ss or a number of seconds", "refuse a request whose body takes longer (HTTP 408)"),
+    _Key("max_parts", "MaxParts", "--max-parts", _parse_positive_int, "a whole number >= 0",
+         "parts one message may have"),
+    _Key("max_metadata_bytes", "MaxMetadataBytes", "--max-metadata-bytes", _parse_positive_int,
+         "a whole number of bytes", "largest metadata object (as JSON) of a request, a message or a part"),
     _Key("max_json_depth", "MaxJsonDepth", "--max-json-depth", _parse_positive_int, "a whole number >= 0",
          "deepest nesting of arrays and objects accepted in a request body"),
     _Key("scope_prefix", "ScopePrefix", "--scope-prefix", _parse_text, "a non-empty string",

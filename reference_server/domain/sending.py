@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import uuid
 from collections.abc import Callable
@@ -19,6 +20,7 @@ from reference_server.domain.model import Message, Role, SendRequest, Task, Task
 from reference_server.domain.prompt import build_prompt, inbox_name
 from reference_server.domain.runner import TaskRun
 from reference_server.domain.task_store import StoredTask
+from reference_server.settings import Settings
 
 HOPS_KEY = "volcanic.hops"
 CONTEXT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
@@ -33,11 +35,28 @@ class Prepared:
     start: Callable[[], None]
 
 
-def check_send(request: SendRequest, max_file_bytes: int) -> int:
-    """Design steps 1-2, before anything is created: the hop count, then the message's fields."""
+def check_send(request: SendRequest, settings: Settings) -> int:
+    """Design steps 1-2, before anything is created: the hop count, then the message's fields and sizes."""
     hops = _hops(request)
-    _check_message(request.message, max_file_bytes)
+    _check_message(request.message, settings.max_file_bytes, _over_limits(request, settings))
     return hops
+
+
+def _over_limits(request: SendRequest, settings: Settings) -> list[FieldViolation]:
+    """The parts and metadata beyond the server's limits (what a caller sends is stored and sent back)."""
+    message, found = request.message, []
+    if len(message.parts) > settings.max_parts:
+        found.append(FieldViolation("message.parts", f"has {len(message.parts)} parts; the limit is "
+                                                     f"{settings.max_parts} (A2A__MaxParts)"))
+    places = [("metadata", request.metadata), ("message.metadata", message.metadata),
+              *((f"message.parts[{i}].metadata", part.metadata) for i, part in enumerate(message.parts))]
+    for field, metadata in places:
+        if metadata:
+            size = len(json.dumps(metadata, ensure_ascii=False).encode("utf-8"))
+            if size > settings.max_metadata_bytes:
+                found.append(FieldViolation(field, f"is {size} bytes as JSON; the limit is "
+                                                    f"{settings.max_metadata_bytes} bytes (A2A__MaxMetadataBytes)"))
+    return found
 
 
 def check_continuation(message: Message, task: Task) -> None:
@@ -96,8 +115,7 @@ def _hops(request: SendRequest) -> int:
     return 0
 
 
-def _check_message(message: Message, max_file_bytes: int) -> None:
-    violations: list[FieldViolation] = []
+def _check_message(message: Message, max_file_bytes: int, violations: list[FieldViolation]) -> None:
     if message.role is not Role.USER:
         violations.append(FieldViolation("message.role", "must be ROLE_USER for a message sent to the agent"))
     if message.context_id is not None and not CONTEXT_ID.fullmatch(message.context_id):

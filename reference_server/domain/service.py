@@ -80,7 +80,7 @@ class A2AService:
         """Design steps 1-4: check, find or create the task, claim its context, then ready the run."""
         settings = self.settings
         message = request.message
-        hops = check_send(request, settings.max_file_bytes)
+        hops = check_send(request, settings)
         continued = None
         if message.task_id is not None:
             # A2A §3.4.2: an unknown taskId is TaskNotFound (load raises it); a client cannot choose a task id

@@ -1,9 +1,9 @@
 @bindings
 Feature: Request bodies are read within limits, on every binding
-  RFC 8259 and I-JSON (RFC 7493): JSON numbers are finite and strings are Unicode, so UTF-8. The design
-  README: bad input gets a clear error that names the problem, before any handler runs. One reader serves
-  both bindings and every version: nesting, integer size, number range and string validity are bounded,
-  and a body beyond a bound is a parse error that says which bound.
+  RFC 8259 and I-JSON (RFC 7493): JSON numbers are finite and strings are Unicode. The design README: bad
+  input gets a clear error naming the problem, before any handler runs. One reader serves both bindings
+  and every version, with bounds on nesting, integers, numbers and strings; parts and metadata, which the
+  server stores and sends back, have limits of their own. Each refusal names the limit it hit.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -23,6 +23,21 @@ Feature: Request bodies are read within limits, on every binding
       | the number 1e400            | too large for a double                           |
       | a lone surrogate            | message.metadata.x holds a lone UTF-16 surrogate |
       | a key with a lone surrogate | message.metadata holds a lone UTF-16 surrogate   |
+
+  Scenario Outline: A message beyond a size limit is refused, naming the field
+    When the caller sends a message made of <what>
+    Then the call fails with InvalidParams
+    And the error names the field "<field>" because it <reason>
+
+    Examples:
+      | what                                  | field                     | reason                          |
+      | 101 parts                             | message.parts             | has 101 parts; the limit is 100 |
+      | metadata of 70,000 bytes              | message.metadata          | the limit is 65536 bytes        |
+      | a part whose metadata is 70,000 bytes | message.parts[0].metadata | the limit is 65536 bytes        |
+
+  Scenario: A message at the limits is taken
+    When the caller sends a message made of 100 parts
+    Then the call succeeds
 
   Scenario: A body within the limits is read as sent
     When the caller sends a message whose metadata holds arrays nested 40 deep

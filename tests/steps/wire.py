@@ -346,3 +346,18 @@ def _(world: Any, digits: int) -> None:
     response = world.http.get(world.server.rest_prefix + "/tasks", params={"pageSize": "9" * digits},
                               headers=client.headers())
     world.reply = client.rest_reply(response, None)
+
+
+# what a message is made of, by the words of the scenario
+SIZED_MESSAGES = {
+    "101 parts": lambda m: {**m, "parts": [{"text": f"part {n}"} for n in range(101)]},
+    "100 parts": lambda m: {**m, "parts": [{"text": f"part {n}"} for n in range(100)]},
+    "metadata of 70,000 bytes": lambda m: {**m, "metadata": {"x": "a" * 70_000}},
+    "a part whose metadata is 70,000 bytes":
+        lambda m: {**m, "parts": [{"text": "hi", "metadata": {"x": "a" * 70_000}}]},
+}
+
+
+@when(parsers.parse("the caller sends a message made of {what}"))
+def _(world: Any, what: str) -> None:
+    send(world, SIZED_MESSAGES[what](text_message("hello")))
