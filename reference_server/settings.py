@@ -113,18 +113,23 @@ class _Key:
     help: str
 
 
+# the forms the values take, as the error messages and docs/configuration.md give them
+_A_TIMESPAN = "hh:mm:ss, d.hh:mm:ss or a number of seconds"
+_BYTES = "a whole number of bytes"
+_COUNT = "a whole number >= 0"
+
 KEYS: tuple[_Key, ...] = (
     _Key("enabled", "Enabled", "--enabled", _parse_bool, "true or false", "mount the A2A endpoints"),
     _Key("public_url", "PublicUrl", "--public-url", _parse_url, "an http(s) URL such as https://agent.example.com",
          "external base URL for the card and push webhooks"),
-    _Key("max_hops", "MaxHops", "--max-hops", _parse_positive_int, "a whole number >= 0", "recursion guard"),
+    _Key("max_hops", "MaxHops", "--max-hops", _parse_positive_int, _COUNT, "recursion guard"),
     _Key("session_idle_timeout", "SessionIdleTimeout", "--session-idle-timeout", _parse_timespan,
-         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "evict idle sessions after this long"),
-    _Key("max_idle_sessions", "MaxIdleSessions", "--max-idle-sessions", _parse_positive_int, "a whole number >= 0",
+         _A_TIMESPAN, "evict idle sessions after this long"),
+    _Key("max_idle_sessions", "MaxIdleSessions", "--max-idle-sessions", _parse_positive_int, _COUNT,
          "idle sessions kept in memory; beyond it the least recently used resume from their file"),
     _Key("max_session_bytes", "MaxSessionBytes", "--max-session-bytes", _parse_positive_int,
-         "a whole number of bytes", "conversation bytes kept in memory; beyond it idle sessions are dropped first"),
-    _Key("max_file_bytes", "MaxFileBytes", "--max-file-bytes", _parse_positive_int, "a whole number of bytes",
+         _BYTES, "conversation bytes kept in memory; beyond it idle sessions are dropped first"),
+    _Key("max_file_bytes", "MaxFileBytes", "--max-file-bytes", _parse_positive_int, _BYTES,
          "cap per file part, in and out"),
     _Key("allow_private_push_urls", "AllowPrivatePushUrls", "--allow-private-push-urls", _parse_bool,
          "true or false", "allow webhooks and file URLs on loopback/private ranges"),
@@ -133,17 +138,17 @@ KEYS: tuple[_Key, ...] = (
          "public card description"),
     _Key("hybrid_card", "Card__Hybrid", "--hybrid-card", _parse_bool, "true or false",
          "add the 0.3 top-level fields to the public card"),
-    _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, "a whole number of bytes",
+    _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, _BYTES,
          "largest request body accepted"),
     _Key("header_timeout", "HeaderTimeout", "--header-timeout", _parse_timespan,
-         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "close a connection whose request headers take longer"),
+         _A_TIMESPAN, "close a connection whose request headers take longer"),
     _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,
-         "hh:mm:ss, d.hh:mm:ss or a number of seconds", "refuse a request whose body takes longer (HTTP 408)"),
-    _Key("max_parts", "MaxParts", "--max-parts", _parse_positive_int, "a whole number >= 0",
+         _A_TIMESPAN, "refuse a request whose body takes longer (HTTP 408)"),
+    _Key("max_parts", "MaxParts", "--max-parts", _parse_positive_int, _COUNT,
          "parts one message may have"),
     _Key("max_metadata_bytes", "MaxMetadataBytes", "--max-metadata-bytes", _parse_positive_int,
-         "a whole number of bytes", "largest metadata object (as JSON) of a request, a message or a part"),
-    _Key("max_json_depth", "MaxJsonDepth", "--max-json-depth", _parse_positive_int, "a whole number >= 0",
+         _BYTES, "largest metadata object (as JSON) of a request, a message or a part"),
+    _Key("max_json_depth", "MaxJsonDepth", "--max-json-depth", _parse_positive_int, _COUNT,
          "deepest nesting of arrays and objects accepted in a request body"),
     _Key("scope_prefix", "ScopePrefix", "--scope-prefix", _parse_text, "a non-empty string",
          "prefix of session scopes"),
