@@ -16,6 +16,7 @@ from reference_server.agent.session import AgentSession, SessionFactory
 log = logging.getLogger("reference_server.pool")
 
 _Key = tuple[Path, str, str]
+_SCAN = 64
 
 
 @dataclass
@@ -41,6 +42,7 @@ class SessionPool:
         self._max_bytes = max_bytes
         self._clock = clock
         self._entries: OrderedDict[_Key, _Entry] = OrderedDict()  # least recently used first
+        self._bytes = 0  # the kept sessions' sizes, kept up to date by the sessions themselves
 
     @staticmethod
     def scope(scope_prefix: str, caller: str, context_id: str) -> str:
@@ -53,6 +55,7 @@ class SessionPool:
         entry = self._entries.get(key)
         if entry is None:
             session = self._factory.open(self.scope(scope_prefix, caller, context_id), workspace)
+            session.on_growth = self._grew
             entry = self._entries[key] = _Entry(session, self._clock())
             self._trim()
         else:
@@ -66,7 +69,7 @@ class SessionPool:
         now = self._clock()
         idle = [key for key, e in self._entries.items() if not e.session.running and now - e.last_used > self._idle]
         for key in idle:
-            del self._entries[key]
+            self._drop(key)
         return len(idle)
 
     def __len__(self) -> int:
@@ -74,7 +77,15 @@ class SessionPool:
 
     def size(self) -> int:
         """About how many bytes the kept sessions' records take."""
-        return sum(entry.session.size for entry in self._entries.values())
+        return self._bytes
+
+    def _grew(self, delta: int) -> None:
+        self._bytes += delta
+
+    def _drop(self, key: _Key) -> None:
+        session = self._entries.pop(key).session
+        session.on_growth = None  # a dropped session may still run to its end: it no longer counts here
+        self._bytes -= session.size
 
     def _trim(self) -> None:
         """Over max_idle sessions or max_bytes: drop the least recently used ones that are not running (nor the
@@ -84,8 +95,9 @@ class SessionPool:
             return
         over_bytes = size > self._max_bytes
         victims: list[_Key] = []
-        # never the most recently used: the session just asked for, about to run
-        for key, entry in itertools.islice(self._entries.items(), len(self._entries) - 1):
+        # never the most recently used (the session just asked for, about to run); and at most _SCAN of the
+        # oldest per call, so that many running sessions (which cannot go) cost no request a full scan
+        for key, entry in itertools.islice(self._entries.items(), min(_SCAN, len(self._entries) - 1)):
             if count <= self._max_idle and size <= self._max_bytes:
                 break
             if not entry.session.running:
@@ -93,7 +105,7 @@ class SessionPool:
                 count -= 1
                 size -= entry.session.size
         for key in victims:
-            del self._entries[key]
+            self._drop(key)
         if victims and over_bytes:
             log.info("session pool: over A2A__MaxSessionBytes (%d MB); dropped the %d least recently used idle "
                      "sessions (they resume from their files)", self._max_bytes // 2**20, len(victims))

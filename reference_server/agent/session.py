@@ -61,6 +61,7 @@ class AgentSession:
         self._journal = Journal(session_file)
         self._records: list[dict[str, Any]] | None = None  # loaded when the first run starts
         self.size = 0  # about how many bytes the records in memory take (the text they hold)
+        self.on_growth: Callable[[int], None] | None = None  # told each change of size (the pool keeps a total)
         self._task: asyncio.Task[None] | None = None
         self._loop: asyncio.AbstractEventLoop | None = None
 
@@ -87,8 +88,13 @@ class AgentSession:
         return self._records
 
     def _loaded(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        self.size = sum(_size_of(r) for r in records)
+        self._grow(sum(_size_of(r) for r in records) - self.size)
         return records
+
+    def _grow(self, delta: int) -> None:
+        self.size += delta
+        if self.on_growth is not None:
+            self.on_growth(delta)
 
     async def run(self, prompt: str, *, message_id: str | None = None,
                   extra_tools: Sequence[Tool] = ()) -> AsyncIterator[SessionEvent]:
@@ -130,7 +136,7 @@ class AgentSession:
         assert self._records is not None, "records are loaded when a run starts"
         stored = self._journal.append(record)
         self._records.append(stored)
-        self.size += _size_of(stored)
+        self._grow(_size_of(stored))
 
 
 def _size_of(record: dict[str, Any]) -> int:

@@ -113,9 +113,10 @@ class TaskRun:
     def set_question(self, question: str) -> None:
         self.question = question
 
-    async def persist(self) -> None:
-        """Write the task as it is now (not fsynced): a client is about to learn of it."""
-        await self.store.save(self.stored, durable=False)
+    def persist(self) -> None:
+        """Have the task written as it is now (not fsynced), before any later write of it: a client is about to
+        learn of it. Not waited for: only a final state must be on disk before a client is told."""
+        self.store.save_soon(self.stored)
 
     def start(self, session: AgentSession | None, prompt: str, message_id: str, tools: Sequence[Tool],
               *, failure: str | None = None) -> None:

@@ -61,7 +61,7 @@ class A2AService:
         prepared.start()
         history_length = request.configuration.history_length
         if request.configuration.return_immediately:
-            await run.persist()  # the caller learns of the task now: its file exists before the answer leaves
+            run.persist()  # the caller learns of the task now: its file is written first
             return trim(run.task, history_length)
         # A2A §3.2.2: blocking waits for a terminal or interrupted state
         await run.done.wait()
@@ -71,7 +71,7 @@ class A2AService:
         prepared = await self._prepare(caller, request)
         snapshot, events = prepared.run.subscribe()  # the stream starts with the task as created
         prepared.start()
-        await prepared.run.persist()
+        prepared.run.persist()
         yield trim(snapshot, request.configuration.history_length)
         async for event in events:
             yield event
