@@ -90,10 +90,12 @@ def configure_logging() -> None:
 
 def tune_runtime() -> None:
     """Call once the app is built, to keep the event loop's pauses short: what exists then lives as long as the
-    process, so the garbage collector stops walking it; and a disk thread hands the GIL back to the loop's
-    thread after 1 ms instead of 5 ms."""
+    process, so the garbage collector stops walking it; full collections come ten times less often (each
+    walks every object: with 1,000 runs open that took 50-140 ms, on the loop); and a disk thread hands the
+    GIL back to the loop's thread after 1 ms instead of 5 ms."""
     gc.collect()
     gc.freeze()
+    gc.set_threshold(50_000, 20, 100)  # CPython's defaults: 700, 10, 10
     sys.setswitchinterval(0.001)
 
 
