@@ -68,7 +68,7 @@ def create_app(
                        max_bytes=settings.max_session_bytes)
     service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
     # every A2A handler is wrapped in the key check where its route is registered
-    guard = authenticated(WorkspaceCallerDirectory(workspaces), settings.body_timeout.total_seconds())
+    guard = authenticated(WorkspaceCallerDirectory(workspaces), settings)
 
     def scope_for(request: Request) -> Scope:
         return Scope(service, caller_of(request), base_url(request, settings), settings)

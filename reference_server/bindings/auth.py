@@ -9,9 +9,10 @@ from typing import Any, cast
 from blacksheep import Request, Response
 
 from reference_server.bindings import jsonrpc, rest
-from reference_server.bindings.http import parse_json, read_body
+from reference_server.bindings.http import read_json
 from reference_server.domain.callers import Caller, CallerDirectory
 from reference_server.domain.errors import A2AError, Unauthenticated
+from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.auth")
 
@@ -45,10 +46,10 @@ def presented_key(request: Request) -> str | None:
     return api_key or bearer
 
 
-async def _request_id(request: Request, body_timeout: float) -> Any:
+async def _request_id(request: Request, settings: Settings) -> Any:
     """The JSON-RPC id of a refused request, so that even a 401 echoes it (REAL-CLIENTS §7.2)."""
     try:
-        payload = parse_json(await read_body(request, AUTH_BODY_LIMIT, body_timeout))
+        payload = await read_json(request, settings, limit=AUTH_BODY_LIMIT)
     except A2AError:
         return None
     return jsonrpc.usable_id(payload)
@@ -58,7 +59,7 @@ def caller_of(request: Request) -> Caller:
     return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
-def authenticated(directory: CallerDirectory, body_timeout: float) -> Callable[[Handler, str], Handler]:
+def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[Handler, str], Handler]:
     """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
     It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
@@ -67,10 +68,10 @@ def authenticated(directory: CallerDirectory, body_timeout: float) -> Callable[[
 
     def guard(handler: Handler, binding: str) -> Handler:
         async def guarded(request: Request) -> Response:
-            caller, problem = _caller_of(request, directory)
-            if caller is None:
-                return await _refuse(request, binding, problem or "Unknown API key", body_timeout)
-            cast(dict[str, Any], request.scope)[CALLER_KEY] = caller
+            found = _caller_of(request, directory)
+            if isinstance(found, str):  # why there is no caller
+                return await _refuse(request, binding, found, settings)
+            cast(dict[str, Any], request.scope)[CALLER_KEY] = found
             return await handler(request)
 
         return guarded
@@ -78,31 +79,31 @@ def authenticated(directory: CallerDirectory, body_timeout: float) -> Callable[[
     return guard
 
 
-def _caller_of(request: Request, directory: CallerDirectory) -> tuple[Caller | None, str | None]:
-    """The request's caller, or None and why not (callers.json is read as it is now)."""
+def _caller_of(request: Request, directory: CallerDirectory) -> Caller | str:
+    """The request's caller, or why there is none (callers.json is read as it is now)."""
     try:
         key = presented_key(request)
     except CredentialsProblem as problem:
-        return None, str(problem)
+        return str(problem)
     if key is None:
-        return None, "No API key: send X-API-Key: <key> or Authorization: Bearer <key>"
+        return "No API key: send X-API-Key: <key> or Authorization: Bearer <key>"
     callers = directory.find(key)
     if not callers:
-        return None, "Unknown API key"
+        return "Unknown API key"
     if len(callers) > 1:
         # design: the warning names the owners, never the key
         owners = ", ".join(sorted({c.owner_id for c in callers}))
         log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
-        return None, "This API key matches more than one caller; ask the agent's owner for a new key"
-    return callers[0], None
+        return "This API key matches more than one caller; ask the agent's owner for a new key"
+    return callers[0]
 
 
-async def _refuse(request: Request, binding: str, message: str, body_timeout: float) -> Response:
+async def _refuse(request: Request, binding: str, message: str, settings: Settings) -> Response:
     error = Unauthenticated(message)
     if binding == "rest":
         response = rest.error_response(error)
     else:
-        response = jsonrpc.error_response(error, await _request_id(request, body_timeout))
+        response = jsonrpc.error_response(error, await _request_id(request, settings))
     # A2A §3.3.2: SHOULD include a challenge
     response.add_header(b"WWW-Authenticate", b'Bearer realm="a2a", ApiKey header="X-API-Key"')
     return response

@@ -27,8 +27,6 @@ def dumps(body: Any) -> bytes:
 
 
 MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)
-DEFAULT_MAX_DEPTH: int = Settings.max_json_depth  # A2A__MaxJsonDepth
-DEFAULT_BODY_SECONDS: float = Settings.body_timeout.total_seconds()  # A2A__BodyTimeout
 
 
 class _Refused(ValueError):
@@ -55,7 +53,18 @@ def _parse_constant(name: str) -> Any:
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what is left of a \uD8xx escape with no partner: not UTF-8
 
 
-def parse_json(body: bytes, *, max_depth: int = DEFAULT_MAX_DEPTH) -> Any:
+async def read_json(request: Request, settings: Settings, *, limit: int | None = None, blank: Any = None) -> Any:
+    """The request's body as JSON: the one reader of both bindings, every version and the auth gate.
+
+    limit: bytes, when lower than A2A__MaxBodyBytes; blank: what an empty body reads as (None: a parse error).
+    """
+    body = await read_body(request, limit or settings.max_body_bytes, settings.body_timeout.total_seconds())
+    if blank is not None and not body.strip():
+        return blank
+    return parse_json(body, max_depth=settings.max_json_depth)
+
+
+def parse_json(body: bytes, *, max_depth: int) -> Any:
     """The body as JSON, within the server's limits, or a ParseError naming what is wrong (the front door of
     both bindings, every version): UTF-8 only (A2A §14.1.1), nesting at most max_depth, integers of at most
     MAX_INT_DIGITS digits, finite numbers only, strings without lone surrogates."""
@@ -107,7 +116,7 @@ def json_response(body: Any, status: int = 200, content_type: bytes = JSON) -> R
     return Response(status, [(b"Cache-Control", b"no-store")], Content(content_type, dumps(body)))
 
 
-async def read_body(request: Request, limit: int, timeout: float = DEFAULT_BODY_SECONDS) -> bytes:
+async def read_body(request: Request, limit: int, timeout: float) -> bytes:
     """The whole body, refused before parsing when it is larger than `limit` bytes or slower than `timeout`
     seconds to arrive (a client that dribbles its body holds nothing for long)."""
     declared = request.get_first_header(b"Content-Length")

@@ -8,7 +8,7 @@ from typing import Any
 from blacksheep import Request, Response
 
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
-from reference_server.bindings.http import V0_3, V1_0, json_response, parse_json, read_body, requested_version
+from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
@@ -36,9 +36,7 @@ async def handle(request: Request, scope: Scope) -> Response:
     request_id: Any = None
     version = V1_0
     try:
-        settings = scope.settings
-        body = await read_body(request, settings.max_body_bytes, settings.body_timeout.total_seconds())
-        payload = parse_json(body, max_depth=settings.max_json_depth)
+        payload = await read_json(request, scope.settings)
         request_id = usable_id(payload)
         envelope = _envelope(payload)
         version = requested_version(request)

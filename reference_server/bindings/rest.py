@@ -15,8 +15,7 @@ from reference_server.bindings.http import (
     V0_3,
     V1_0,
     json_response,
-    parse_json,
-    read_body,
+    read_json,
     requested_version,
 )
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope
@@ -150,19 +149,12 @@ async def _params(request: Request, route: RestRoute, settings: Settings) -> dic
         # a repeated parameter stays a list, so the decoder can say it must be given once
         query = {k: v[0] if len(v) == 1 else v for k, v in request.query.items() if k.lower() != "a2a-version"}
         return {**query, **path_values}
-    body = await read_body(request, settings.max_body_bytes, settings.body_timeout.total_seconds())
-    parsed = _parse_body(body, settings.max_json_depth)
+    # REAL-CLIENTS §7.3: the JS client cancels with an empty body
+    parsed = await read_json(request, settings, blank={})
+    if not isinstance(parsed, dict):
+        raise InvalidParams("The request body must be a JSON object")
     for name, value in path_values.items():
         if name in parsed and parsed[name] != value:
             raise InvalidParams(f"{name} in the body ({parsed[name]!r}) differs from the path ({value!r})")
         parsed[name] = value
-    return parsed
-
-
-def _parse_body(body: bytes, max_depth: int) -> dict[str, Any]:
-    if not body.strip():
-        return {}  # REAL-CLIENTS §7.3: the JS client cancels with an empty body
-    parsed = parse_json(body, max_depth=max_depth)
-    if not isinstance(parsed, dict):
-        raise InvalidParams("The request body must be a JSON object")
     return parsed
