@@ -116,7 +116,8 @@ class A2AService:
     async def list_tasks(self, caller: Caller, query: ListTasksQuery) -> TaskPage:
         check_cursor(query.page_token)
         store = self.stores.of(caller.workspace)
-        live = {run.task.id: _snapshot(run.task) for run in self.runs.live_runs(caller.workspace.path, caller.name)}
+        # copies a disk thread can read while the runs go on changing their tasks
+        live = {run.task.id: trim(run.task, None) for run in self.runs.live_runs(caller.workspace.path, caller.name)}
         listing = await off_loop(store.listing, caller.name, query, live, self.runs.knows)
         if listing.stale:  # design: lazy restart recovery applies to every task a listing reads
             for task_id in listing.stale:
@@ -214,13 +215,8 @@ def _check_cancelable(task: Task, *, unless: TaskState | None = None) -> None:
                                 metadata={"taskId": task.id})
 
 
-def _snapshot(task: Task) -> Task:
-    """A copy a disk thread can read while the run goes on changing the task."""
-    return replace(task, history=list(task.history), artifacts=list(task.artifacts))
-
-
 def trim(task: Task, history_length: int | None) -> Task:
-    """A2A §3.2.4: at most the last N messages; 0 means none."""
+    """A copy of the task with at most the last N messages (A2A §3.2.4; 0 means none, None means all)."""
     if history_length is None or len(task.history) <= history_length:
         return replace(task, history=list(task.history), artifacts=list(task.artifacts))
     kept = task.history[len(task.history) - history_length:] if history_length else []

@@ -145,16 +145,16 @@ class TaskStore:
 
     def read(self, task_id: str, caller: str) -> StoredTask | None:
         path = self.path_for(task_id)
-        if path is None:
-            return None
+        stored = self._file(path, task_id) if path is not None else None
+        return stored if stored is not None and stored.caller == caller else None
+
+    def _file(self, path: Path, task_id: str) -> StoredTask | None:
+        """The task file at path, or None when it is missing, malformed or holds another task's id."""
         try:
-            data = path.read_bytes()
+            stored = self._codec.decode(path.read_bytes())
         except OSError:
             return None
-        stored = self._codec.decode(data)
-        if stored is None or stored.caller != caller or stored.task.id != task_id:
-            return None
-        return stored
+        return stored if stored is not None and stored.task.id == task_id else None
 
     def listing(self, caller: str, query: ListTasksQuery, live: dict[str, Task],
                 is_live: Callable[[str], bool]) -> Listing:
@@ -208,18 +208,11 @@ class TaskStore:
         if known is not None and known.trusted and known.key == key:
             return known
         read_at = time.time_ns()
-        try:
-            data = Path(entry.path).read_bytes()
-        except OSError:
-            return None
-        stored = self._codec.decode(data)
+        stored = self._file(Path(entry.path), task_id)
         trusted = not is_racy(stat, read_at)
-        if stored is None or stored.task.id != task_id:
+        if stored is None:  # malformed (or gone): remembered as such until the file changes
             return _Indexed(key, trusted, None, None)
         return _Indexed(key, trusted, sys.intern(stored.caller), TaskSummary.of(stored.task))
-
-
-_TEMP = re.compile(r"^\.[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\..+\.tmp$")
 
 
 def remove_stray_temp_files(workspace: Workspace) -> int:
@@ -233,7 +226,8 @@ def remove_stray_temp_files(workspace: Workspace) -> int:
         return 0
     removed = 0
     for name in names:
-        if _TEMP.fullmatch(name):
+        # .<taskId>.<anything>.tmp, the writer's temp names (disk.py)
+        if name.startswith(".") and name.endswith(".tmp") and is_task_id(name[1:].split(".", 1)[0]):
             with contextlib.suppress(FileNotFoundError):
                 (workspace.tasks_dir / name).unlink()
                 removed += 1
