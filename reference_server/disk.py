@@ -18,6 +18,7 @@ from typing import Generic, TypeVar
 T = TypeVar("T")
 log = logging.getLogger("reference_server.disk")
 
+
 def _yield_to_the_loop() -> None:
     """Run this thread at a lower priority (Linux: a nice value per thread), so that when a long read such as a
     ListTasks scan and the event loop want the same core, the loop gets it."""

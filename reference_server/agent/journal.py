@@ -54,10 +54,8 @@ class Journal:
 
     async def written(self) -> None:
         """Wait, without blocking the event loop, until every appended line is in the file."""
-        if self._last is not None and not self._last.done():
-            await asyncio.wrap_future(self._last)
         if self._last is not None:
-            self._last.result()  # raises the OSError of a failed write
+            await asyncio.wrap_future(self._last)  # raises the OSError of a failed write
 
     def flush(self) -> None:
         """Block until every appended line is written or failed (for disk threads and tests)."""

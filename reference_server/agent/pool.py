@@ -72,13 +72,6 @@ class SessionPool:
             self._drop(key)
         return len(idle)
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def size(self) -> int:
-        """About how many bytes the kept sessions' records take."""
-        return self._bytes
-
     def _grew(self, delta: int) -> None:
         self._bytes += delta
 
@@ -90,7 +83,7 @@ class SessionPool:
     def _trim(self) -> None:
         """Over max_idle sessions or max_bytes: drop the least recently used ones that are not running (nor the
         one just asked for)."""
-        count, size = len(self._entries), self.size()
+        count, size = len(self._entries), self._bytes
         if count <= self._max_idle and size <= self._max_bytes:
             return
         over_bytes = size > self._max_bytes

@@ -69,13 +69,10 @@ class RunRegistry(Generic[R]):
         found = self._runs.get(task_id)
         return found[1] if found is not None else None
 
-    def is_busy(self, key: RunKey) -> bool:
-        return key in self._busy
-
     def is_live(self, task_id: str) -> bool:
         """Running, or ended less than the finished grace ago: its task file must not be recovered."""
         self._forget_expired()
-        return task_id in self._runs or task_id in self._ended
+        return self.knows(task_id)
 
     def knows(self, task_id: str) -> bool:
         """is_live without forgetting anything, so a disk thread may ask (a lookup; the grace may run long)."""
@@ -86,9 +83,6 @@ class RunRegistry(Generic[R]):
         for key, task_id in list(self._busy.items()):
             if key.workspace == workspace and key.caller == caller:
                 yield self._runs[task_id][1]
-
-    def __len__(self) -> int:
-        return len(self._runs)
 
     def _forget_expired(self) -> None:
         horizon = self._clock() - self._grace
