@@ -168,6 +168,18 @@ def _(world: Any) -> None:
     world.notes["stale_file"] = stored
 
 
+@when(parsers.parse('the owner deletes the task file of "{label}"'))
+def _(world: Any, label: str) -> None:
+    task_file(world, label).unlink()
+
+
+@when(parsers.parse('the owner edits the task file of "{label}" to say {state}'))
+def _(world: Any, label: str, state: str) -> None:
+    stored = read_task_file(world, label)
+    stored["status"]["state"] = STATES[state]
+    task_file(world, label).write_text(json.dumps(stored), encoding="utf-8")  # in place, as an editor may
+
+
 @then("the task file is no larger than twice the request that made it")
 def _(world: Any) -> None:
     assert world.reply.error is None, world.reply.error
