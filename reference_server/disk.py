@@ -208,7 +208,6 @@ class StatCache(Generic[T]):
     def __init__(self, parse: Callable[[Path], T]) -> None:
         self._parse = parse
         self._entries: dict[str, _Cached[T]] = {}  # by the path's text: cheaper to hash than a Path
-        self._lock = threading.Lock()
 
     def get(self, path: Path) -> T:
         name = os.fspath(path)
@@ -224,6 +223,5 @@ class StatCache(Generic[T]):
             return entry.value
         now = time.time_ns()
         value = self._parse(path)
-        with self._lock:
-            self._entries[name] = _Cached(key, value, trusted=stat is None or not is_racy(stat, now))
+        self._entries[name] = _Cached(key, value, trusted=stat is None or not is_racy(stat, now))
         return value
