@@ -63,16 +63,37 @@ async def _rest_of_stream(
                     return
                 yield b": keep-alive\n\n"
                 continue
-            if item is _END:
+            # the events ready now leave in one write: under load, one send per event would cost more than the
+            # framing (a burst of streams then waits on each other's sends)
+            chunk, ended = _frames([item, *_ready(queue)], frame, error_frame)
+            if chunk:
+                yield chunk
+            if ended:
                 return
-            if isinstance(item, A2AError):
-                yield error_event(error_frame(item))
-                return
-            yield data_event(frame(item))
     finally:
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
+
+
+def _ready(queue: asyncio.Queue[Any]) -> list[Any]:
+    items = []
+    while not queue.empty():
+        items.append(queue.get_nowait())
+    return items
+
+
+def _frames(items: list[Any], frame: Frame, error_frame: ErrorFrame) -> tuple[bytes, bool]:
+    """The SSE bytes of items up to the end of the stream, and whether it ended (_END or an error)."""
+    out: list[bytes] = []
+    for item in items:
+        if item is _END:
+            return b"".join(out), True
+        if isinstance(item, A2AError):
+            out.append(error_event(error_frame(item)))
+            return b"".join(out), True
+        out.append(data_event(frame(item)))
+    return b"".join(out), False
 
 
 async def _pump(events: AsyncIterator[Any], queue: asyncio.Queue[Any]) -> None:
