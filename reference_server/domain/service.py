@@ -122,7 +122,7 @@ class A2AService:
         if listing.stale:  # design: lazy restart recovery applies to every task a listing reads
             for task_id in listing.stale:
                 if not self.runs.is_live(task_id):
-                    await store.recover(task_id, caller.name, _restarted)
+                    await store.update(task_id, caller.name, _restarted)
             listing = await off_loop(store.listing, caller.name, query, live, lambda _: True)
         assert listing.page is not None
         return TaskPage(tasks=[trim(stored.task, query.history_length) for stored in listing.tasks],
@@ -136,7 +136,7 @@ class A2AService:
         if run is not None:
             await run.cancel()  # design: aborts the live run
             return run.task
-        canceled = await self.stores.of(caller.workspace).recover(task_id, caller.name, _canceled)
+        canceled = await self.stores.of(caller.workspace).update(task_id, caller.name, _canceled)
         if canceled is None:
             raise TaskNotFound(f"Task {task_id} was not found", metadata={"taskId": task_id})
         _check_cancelable(canceled.task, unless=TaskState.CANCELED)
@@ -187,7 +187,7 @@ class A2AService:
         store = self.stores.of(caller.workspace)
         if self.runs.is_live(task_id):  # the finished grace: the file was read before the run's final write
             return await store.load(task_id, caller.name)
-        return await store.recover(task_id, caller.name, _restarted)
+        return await store.update(task_id, caller.name, _restarted)
 
 
 def _restarted(stored: StoredTask) -> bool:

@@ -116,7 +116,7 @@ class TaskStore:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
         WRITER.replace(path, self._codec.encode(stored), durable=False).add_done_callback(_log_failure)
 
-    async def recover(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
+    async def update(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
         """Read the task afresh and, if change(stored) changed it, write it durably, with no write in between."""
         path = self.path_for(task_id)
         if path is None:

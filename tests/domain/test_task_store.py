@@ -233,7 +233,7 @@ def test_recover_changes_the_file_as_it_is_now(workspace: Workspace, caller: Cal
         return True
 
     assert stale is not None and stale.task.status.state is TaskState.WORKING
-    recovered = run(store.recover(stored.task.id, caller.name, fail_if_working))
+    recovered = run(store.update(stored.task.id, caller.name, fail_if_working))
     assert recovered is not None and recovered.task.status.state is TaskState.COMPLETED
     on_disk = run(store.load(stored.task.id, caller.name))
     assert on_disk is not None and on_disk.task.status.state is TaskState.COMPLETED
