@@ -1,0 +1,418 @@
+"""The one guarded outbound HTTP client (push delivery, file-part URL downloads): every connect-time address checked."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import email.message
+import ipaddress
+import os
+import re
+import socket
+import ssl
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import httpcore
+import httpx
+
+Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+# --- which addresses are refused ---
+#
+# An explicit table, not ipaddress's is_private / is_global / is_reserved: their meaning changed between Python
+# releases (the CVE-2024-4032 fix, in 3.12.4 and 3.11.10, reclassified several ranges), and this guard must not
+# move with the interpreter.
+# Sources: the IANA IPv4 and IPv6 Special-Purpose Address Registries (RFC 6890 and its updates).
+
+_IPV4_BLOCKED: list[tuple[ipaddress.IPv4Network, str]] = [
+    (ipaddress.IPv4Network(network), name) for network, name in [
+        ("0.0.0.0/8", "unspecified"),
+        ("10.0.0.0/8", "private"),
+        ("100.64.0.0/10", "carrier-grade NAT"),
+        ("127.0.0.0/8", "loopback"),
+        ("169.254.0.0/16", "link-local"),
+        ("172.16.0.0/12", "private"),
+        ("192.0.0.0/24", "IETF protocol assignments"),
+        ("192.0.2.0/24", "documentation (TEST-NET-1)"),
+        ("192.168.0.0/16", "private"),
+        ("198.18.0.0/15", "benchmarking"),
+        ("198.51.100.0/24", "documentation (TEST-NET-2)"),
+        ("203.0.113.0/24", "documentation (TEST-NET-3)"),
+        ("224.0.0.0/4", "multicast"),
+        ("255.255.255.255/32", "broadcast"),
+        ("240.0.0.0/4", "reserved"),
+    ]
+]
+
+_IPV6_BLOCKED: list[tuple[ipaddress.IPv6Network, str]] = [
+    (ipaddress.IPv6Network(network), name) for network, name in [
+        ("::/128", "unspecified"),
+        ("::1/128", "loopback"),
+        ("100::/64", "discard-only"),
+        # RFC 8215 local-use translation: refused whatever it embeds, since where the IPv4 address sits depends
+        # on the prefix length the local network chose (RFC 6052 allows /32 to /96)
+        ("64:ff9b:1::/48", "local-use NAT64"),
+        ("2001:2::/48", "benchmarking"),
+        ("2001:db8::/32", "documentation"),
+        ("3fff::/20", "documentation"),
+        ("fc00::/7", "unique-local"),
+        ("fe80::/10", "link-local"),
+        ("fec0::/10", "site-local"),
+        ("ff00::/8", "multicast"),
+    ]
+]
+
+
+def _low32(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    return [ipaddress.IPv4Address(int(address) & 0xFFFF_FFFF)]
+
+
+def _sixtofour(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    return [ipaddress.IPv4Address((int(address) >> 80) & 0xFFFF_FFFF)]
+
+
+def _teredo(address: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    server, client = address.teredo or (None, None)
+    return [v4 for v4 in (server, client) if v4 is not None]
+
+
+# IPv6 forms that carry an IPv4 address: the IPv4 address is judged by the IPv4 table
+_Embedded = Callable[[ipaddress.IPv6Address], list[ipaddress.IPv4Address]]
+_IPV6_EMBEDDING: list[tuple[ipaddress.IPv6Network, str, _Embedded]] = [
+    (ipaddress.IPv6Network("::ffff:0:0/96"), "IPv4-mapped", _low32),
+    (ipaddress.IPv6Network("::/96"), "IPv4-compatible", _low32),
+    (ipaddress.IPv6Network("64:ff9b::/96"), "NAT64", _low32),
+    (ipaddress.IPv6Network("2002::/16"), "6to4", _sixtofour),
+    (ipaddress.IPv6Network("2001::/32"), "Teredo", _teredo),  # the server's and the client's address
+]
+
+
+def _why_blocked(address: Address) -> str | None:
+    """The range that makes address refused, in words ("loopback 127.0.0.0/8"), or None when it may be used."""
+    if isinstance(address, ipaddress.IPv4Address):
+        return next((f"{name} {network}" for network, name in _IPV4_BLOCKED if address in network), None)
+    for network, name in _IPV6_BLOCKED:
+        if address in network:
+            return f"{name} {network}"
+    for network, name, embedded in _IPV6_EMBEDDING:
+        if address in network:
+            for v4 in embedded(address):
+                why = _why_blocked(v4)
+                if why:
+                    return f"{name} {network} of {v4}, {why}"
+            return None
+    return None
+
+
+def is_blocked_address(address: Address) -> bool:
+    """True when an outbound request must not connect to address (unless private addresses are allowed)."""
+    return _why_blocked(address) is not None
+
+
+def _literal_address(host: str) -> Address | None:
+    """The address a host names without DNS: an IP literal, or a legacy IPv4 spelling (2130706433, 0x7f.1)."""
+    try:
+        return ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    # getaddrinfo reads these numeric forms as IPv4 without asking DNS (inet_aton's rules)
+    if re.fullmatch(r"(0x[0-9a-f]*|[0-9]+)(\.(0x[0-9a-f]*|[0-9]+)){0,3}", host, re.IGNORECASE):
+        try:
+            return ipaddress.IPv4Address(socket.inet_aton(host))
+        except OSError:
+            return None
+    return None
+
+
+# --- which URLs may be used ---
+
+
+def _form_problem(url: httpx.URL, *, allow_private: bool) -> str | None:
+    """The rules on the URL's form that hold at validation time and again for each request."""
+    if url.scheme not in ("https", "http"):
+        return f"the URL scheme must be https, not {url.scheme!r}" if url.scheme else "the URL is not absolute"
+    if url.scheme == "http" and not allow_private:
+        return "the URL scheme must be https"
+    if not url.host:
+        return "the URL has no host"
+    if url.userinfo:
+        return "the URL must not carry a user name or password"
+    if url.port is not None and not 0 < url.port < 65536:
+        return "the URL's port is out of range"
+    return None
+
+
+def url_problem(url: str, *, allow_private: bool) -> str | None:
+    """Why url may not be used for a push or a download, in plain words, or None. No DNS: a host name passes here
+    and its addresses are checked when the connection is made."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return "the URL cannot be parsed"
+    problem = _form_problem(parsed, allow_private=allow_private)
+    if problem:
+        return problem
+    literal = _literal_address(parsed.host)
+    why = None if literal is None or allow_private else _why_blocked(literal)
+    if not why:
+        return None
+    named = parsed.host if ":" in parsed.host or parsed.host == str(literal) else f"{parsed.host} ({literal})"
+    return f"the URL's host {named} is a blocked address: {why}"
+
+
+# --- the guarded client ---
+
+Resolver = Callable[[str, int], Awaitable[list[str]]]  # host, port -> IP address strings
+
+# How much of a push answer's body is read and dropped: a short answer leaves the connection fit for the next push.
+_DRAIN_BYTES = 64 * 1024
+
+
+class OutboundError(Exception):
+    """Why an outbound request did not succeed, in plain words safe for a log line or a task's failure text
+    (never headers, never credentials, never the URL's query or userinfo)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Download:
+    """What a download gave."""
+
+    data: bytes
+    media_type: str | None  # from Content-Type, without parameters
+    filename: str | None  # from Content-Disposition filename=, else the URL path's last segment, else None
+
+
+class Outbound:
+    """One POST (push delivery) or one capped GET (a file part's URL), never following redirects, never through a
+    proxy, each bounded by timeout seconds in all (connect, write, read, pool), every connect-time address checked."""
+
+    def __init__(self, *, allow_private: bool, ssl_context: ssl.SSLContext | None = None,
+                 resolver: Resolver | None = None, timeout: float = 10.0) -> None:
+        self._allow_private = allow_private
+        self._timeout = timeout
+        backend = _GuardedBackend(allow_private=allow_private, resolver=resolver or _system_resolver)
+        # Nothing from the environment: no CA file (SSL_CERT_FILE, SSL_CERT_DIR), and no proxy, whose mount would
+        # bypass the guarded transport (httpx 0.28 already skips environment proxies when given a transport;
+        # trust_env=False keeps it so whatever a later httpx does).
+        context = ssl_context or httpx.create_ssl_context(trust_env=False)
+        self._client = httpx.AsyncClient(transport=_GuardedTransport(ssl_context=context, backend=backend),
+                                         follow_redirects=False, trust_env=False, timeout=httpx.Timeout(timeout))
+
+    async def post(self, url: str, body: bytes, headers: Mapping[str, str]) -> int:
+        """POST body to url and return the status; a 3xx is returned as it is, its Location never fetched."""
+        async with (self._guard(url) as target,
+                    self._client.stream("POST", target, content=body, headers=dict(headers)) as response):
+            drained = 0
+            async for chunk in response.aiter_raw():
+                drained += len(chunk)
+                if drained > _DRAIN_BYTES:
+                    break
+            return response.status_code
+
+    async def download(self, url: str, max_bytes: int) -> Download:
+        """GET url, refusing a redirect, any other status but 2xx, and a body of more than max_bytes."""
+        # identity: the cap then counts the bytes on the wire as well as the bytes kept
+        async with (self._guard(url) as target,
+                    self._client.stream("GET", target, headers={"Accept-Encoding": "identity"}) as response):
+            status = response.status_code
+            if 300 <= status < 400:
+                raise OutboundError(f"HTTP {status}: redirect not followed")
+            if not 200 <= status < 300:
+                raise OutboundError(f"HTTP {status}")
+            too_big = OutboundError(f"the file is larger than the cap of {max_bytes} bytes")
+            length = response.headers.get("Content-Length", "")
+            if length.isdigit() and int(length) > max_bytes:
+                raise too_big
+            data = bytearray()
+            async for chunk in response.aiter_bytes():
+                data += chunk
+                if len(data) > max_bytes:
+                    raise too_big  # the rest is never read: the connection is closed
+            return Download(bytes(data), _media_type(response.headers.get("Content-Type")),
+                            _filename(response.headers.get("Content-Disposition"), target))
+
+    async def aclose(self) -> None:
+        await self._client.aclose()
+
+    @contextlib.asynccontextmanager
+    async def _guard(self, url: str) -> AsyncIterator[httpx.URL]:
+        """The URL's form checked, the request bounded by the timeout, and every failure an OutboundError in our
+        own words, never the library's: they can quote a header value (h11 does, for an illegal one)."""
+        try:
+            target = httpx.URL(url)
+        except (httpx.InvalidURL, TypeError):
+            raise OutboundError("the URL cannot be parsed") from None
+        problem = _form_problem(target, allow_private=self._allow_private)
+        if problem:
+            raise OutboundError(problem)
+        host = f"[{target.host}]" if ":" in target.host else target.host
+        where = f"{host}:{target.port or (443 if target.scheme == 'https' else 80)}"
+        try:
+            async with asyncio.timeout(self._timeout):
+                yield target
+        except OutboundError:
+            raise
+        except (TimeoutError, httpcore.TimeoutException):
+            raise OutboundError(f"no answer from {where} within {self._timeout:g} s") from None
+        except httpcore.ConnectError as error:
+            raise OutboundError(f"could not connect to {where}: {_connect_failure(error)}") from None
+        except (httpcore.NetworkError, httpcore.ProtocolError, httpx.HTTPError, httpx.InvalidURL,
+                UnicodeError) as error:
+            raise OutboundError(f"the exchange with {where} failed ({type(error).__name__})") from None
+
+
+def _connect_failure(error: httpcore.ConnectError) -> str:
+    """Why a connect failed, in words: the first TLS error or OS error message down the chain of causes (a connect
+    fails before any request data is sent, so none of it can be quoted)."""
+    cause: BaseException | None = error
+    for _ in range(5):  # httpcore's error, anyio's "All connection attempts failed", the OS error
+        if cause is None:
+            break
+        if isinstance(cause, ssl.SSLCertVerificationError):
+            return f"TLS certificate not accepted ({cause.verify_message})"
+        if isinstance(cause, ssl.SSLError):
+            return f"TLS failed ({cause.reason or cause.strerror})"
+        if isinstance(cause, socket.gaierror):
+            return f"the name could not be resolved ({cause.strerror})"
+        if isinstance(cause, OSError) and (cause.errno or cause.strerror):
+            # asyncio words a refused connect as "Connect call failed (address)": the errno says it plainly
+            return os.strerror(cause.errno) if cause.errno else str(cause.strerror)
+        cause = cause.__cause__ or cause.__context__
+    return str(error) or "connection failed"
+
+
+def _media_type(content_type: str | None) -> str | None:
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    return media_type or None
+
+
+def _filename(disposition: str | None, url: httpx.URL) -> str | None:
+    if disposition:
+        header = email.message.Message()
+        header["Content-Disposition"] = disposition
+        named = _bare_name(header.get_filename())  # filename*= (RFC 6266 / 5987) or filename=
+        if named:
+            return named
+    return _bare_name(url.path.rsplit("/", 1)[-1])
+
+
+def _bare_name(name: str | None) -> str | None:
+    """The last segment of a file name (a folder part from the server means nothing here), or None when empty."""
+    bare = (name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return None if bare in ("", ".", "..") else bare
+
+
+# --- under httpx: the connect-time check ---
+
+
+async def _system_resolver(host: str, port: int) -> list[str]:
+    infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return list(dict.fromkeys(str(info[4][0]) for info in infos))
+
+
+class _Checked(NamedTuple):
+    allowed: list[Address]
+    refused: list[str]  # why each refused answer was refused, in the order given
+
+
+class _GuardedBackend(httpcore.AsyncNetworkBackend):
+    """Resolves the host when httpcore opens a connection, refuses blocked addresses, and connects to the checked
+    IP itself, so a DNS answer that changes after any earlier check (rebinding) is never used. httpcore then starts
+    TLS with server_hostname set to the URL's host, so SNI and the certificate check still use the name."""
+
+    def __init__(self, *, allow_private: bool, resolver: Resolver) -> None:
+        self._allow_private = allow_private
+        self._resolver = resolver
+        self._inner = httpcore.AnyIOBackend()
+
+    async def _addresses(self, host: str, port: int, timeout: float | None) -> list[str]:
+        literal = _literal_address(host)
+        if literal is not None:
+            return [str(literal)]
+        try:
+            async with asyncio.timeout(timeout):
+                return await self._resolver(host, port)
+        except TimeoutError:
+            raise httpcore.ConnectTimeout(f"resolving {host} timed out") from None
+        except OSError as error:
+            raise httpcore.ConnectError(f"{host} could not be resolved") from error
+
+    def _check(self, answers: list[str]) -> _Checked:
+        checked = _Checked([], [])
+        for answer in answers:
+            try:
+                address = ipaddress.ip_address(answer)
+            except ValueError:
+                checked.refused.append(f"{answer!r} is not an IP address")
+                continue
+            why = None if self._allow_private else _why_blocked(address)
+            if why:
+                checked.refused.append(f"{answer} is {why}")
+            else:
+                checked.allowed.append(address)
+        return checked
+
+    async def connect_tcp(self, host: str, port: int, timeout: float | None = None, local_address: str | None = None,
+                          socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
+                          ) -> httpcore.AsyncNetworkStream:
+        checked = self._check(await self._addresses(host, port, timeout))
+        if not checked.allowed:
+            refused = "; ".join(checked.refused) or "no address"
+            raise OutboundError(f"refused to connect to {host}: {refused}")
+        failure: httpcore.ConnectError | httpcore.ConnectTimeout | None = None
+        for address in checked.allowed:  # the next answer when one does not take the connection
+            try:
+                return await self._inner.connect_tcp(str(address), port, timeout=timeout, local_address=local_address,
+                                                     socket_options=socket_options)
+            except (httpcore.ConnectError, httpcore.ConnectTimeout) as error:
+                failure = error
+        assert failure is not None
+        raise failure
+
+    async def connect_unix_socket(self, path: str, timeout: float | None = None,
+                                  socket_options: Iterable[httpcore.SOCKET_OPTION] | None = None
+                                  ) -> httpcore.AsyncNetworkStream:
+        raise OutboundError("unix sockets are not used for outbound requests")
+
+    async def sleep(self, seconds: float) -> None:
+        await self._inner.sleep(seconds)
+
+
+class _ResponseStream(httpx.AsyncByteStream):
+    def __init__(self, stream: httpcore.Response) -> None:
+        self._response = stream
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._response.aiter_stream():
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._response.aclose()
+
+
+class _GuardedTransport(httpx.AsyncBaseTransport):
+    """httpx over an httpcore pool that connects through _GuardedBackend (public APIs only: httpx's own
+    AsyncHTTPTransport takes no network backend)."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext, backend: _GuardedBackend) -> None:
+        self._pool = httpcore.AsyncConnectionPool(ssl_context=ssl_context, network_backend=backend,
+                                                  keepalive_expiry=5.0)
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.AsyncByteStream)
+        url = httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host, port=request.url.port,
+                           target=request.url.raw_path)
+        response = await self._pool.handle_async_request(httpcore.Request(
+            request.method, url, headers=request.headers.raw, content=request.stream, extensions=request.extensions))
+        return httpx.Response(response.status, headers=response.headers, stream=_ResponseStream(response),
+                              extensions=response.extensions)
+
+    async def aclose(self) -> None:
+        await self._pool.aclose()

@@ -1,0 +1,564 @@
+"""outbound.py: the blocked ranges, url_problem, and the guarded client against servers on 127.0.0.1 only."""
+
+from __future__ import annotations
+
+import asyncio
+import http.server
+import ipaddress
+import socket
+import ssl
+import threading
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+import pytest
+import trustme
+
+from reference_server.outbound import Download, Outbound, OutboundError, is_blocked_address, url_problem
+
+T = TypeVar("T")
+TIMEOUT = 20.0  # a hung test fails instead of hanging the suite
+
+
+def run(make: Callable[[], Awaitable[T]]) -> T:
+    """Run a coroutine in a fresh event loop, bounded by TIMEOUT."""
+
+    async def bounded() -> T:
+        async with asyncio.timeout(TIMEOUT):
+            return await make()
+
+    return asyncio.run(bounded())
+
+
+# --- is_blocked_address ---
+
+# one address in each blocked IPv4 range, named by its range
+BLOCKED_V4 = [
+    ("unspecified 0.0.0.0/8", "0.1.2.3"),
+    ("private 10.0.0.0/8", "10.20.30.40"),
+    ("carrier-grade NAT 100.64.0.0/10", "100.127.255.254"),
+    ("loopback 127.0.0.0/8", "127.0.0.1"),
+    ("link-local 169.254.0.0/16", "169.254.169.254"),
+    ("private 172.16.0.0/12", "172.31.255.255"),
+    ("IETF protocol assignments 192.0.0.0/24", "192.0.0.8"),
+    ("TEST-NET-1 192.0.2.0/24", "192.0.2.1"),
+    ("private 192.168.0.0/16", "192.168.1.1"),
+    ("benchmarking 198.18.0.0/15", "198.19.255.255"),
+    ("TEST-NET-2 198.51.100.0/24", "198.51.100.7"),
+    ("TEST-NET-3 203.0.113.0/24", "203.0.113.9"),
+    ("multicast 224.0.0.0/4", "239.255.255.250"),
+    ("reserved 240.0.0.0/4", "240.0.0.1"),
+    ("broadcast 255.255.255.255", "255.255.255.255"),
+]
+PUBLIC_V4 = [
+    ("public", "93.184.216.34"), ("public", "1.1.1.1"), ("just below 10/8", "9.255.255.255"),
+    ("just below CGNAT", "100.63.255.255"), ("just above CGNAT", "100.128.0.0"),
+    ("just above 172.16/12", "172.32.0.0"), ("just above benchmarking", "198.20.0.0"),
+    ("just below multicast", "223.255.255.254"),
+]
+BLOCKED_V6 = [
+    ("unspecified ::", "::"),
+    ("loopback ::1", "::1"),
+    ("link-local fe80::/10", "fe80::1"),
+    ("link-local fe80::/10, its end", "febf:ffff::1"),
+    ("link-local with a zone", "fe80::1%eth0"),
+    ("unique-local fc00::/7", "fc00::1"),
+    ("unique-local fd00::/8", "fd12:3456::1"),
+    ("multicast ff00::/8", "ff02::1"),
+    ("multicast, global scope", "ff0e::1"),
+    ("documentation 2001:db8::/32", "2001:db8::1"),
+    ("documentation 3fff::/20", "3fff::1"),
+    ("benchmarking 2001:2::/48", "2001:2::1"),
+    ("discard-only 100::/64", "100::1"),
+    ("site-local fec0::/10", "fec0::1"),
+]
+PUBLIC_V6 = [("public", "2606:4700::1111"), ("public", "2001:4860:4860::8888"), ("public", "2a00:1450:4001::1")]
+
+
+def mapped(v4: str) -> str:
+    return f"::ffff:{v4}"
+
+
+def compatible(v4: str) -> str:
+    return str(ipaddress.IPv6Address(int(ipaddress.IPv4Address(v4))))
+
+
+def nat64(v4: str) -> str:
+    return f"64:ff9b::{v4}"
+
+
+def nat64_local(v4: str) -> str:
+    return str(ipaddress.IPv6Address(int(ipaddress.IPv6Address("64:ff9b:1::")) | int(ipaddress.IPv4Address(v4))))
+
+
+def sixtofour(v4: str) -> str:
+    return str(ipaddress.IPv6Address((0x2002 << 112) | (int(ipaddress.IPv4Address(v4)) << 80) | 1))
+
+
+def teredo(server: str, client: str) -> str:
+    """2001::/32, the server's address, flags and port, and the client's address inverted (RFC 4380)."""
+    value = (0x2001_0000 << 96) | (int(ipaddress.IPv4Address(server)) << 64) | (int(ipaddress.IPv4Address(client))
+                                                                                  ^ 0xFFFF_FFFF)
+    return str(ipaddress.IPv6Address(value))
+
+
+# the IPv6 forms that carry an IPv4 address: the embedded address is judged by the IPv4 table
+EMBEDDINGS: list[tuple[str, Callable[[str], str]]] = [
+    ("IPv4-mapped", mapped), ("IPv4-compatible", compatible), ("NAT64 64:ff9b::/96", nat64),
+    ("6to4", sixtofour), ("Teredo client", lambda v4: teredo("65.54.227.120", v4)),
+    ("Teredo server", lambda v4: teredo(v4, "93.184.216.34")),
+]
+
+ROWS = [
+    *[(f"{name}", v4, True) for name, v4 in BLOCKED_V4],
+    *[(f"{form} of {name}", embed(v4), True) for name, v4 in BLOCKED_V4 for form, embed in EMBEDDINGS],
+    *[(name, v6, True) for name, v6 in BLOCKED_V6],
+    *[(f"local-use NAT64 64:ff9b:1::/48, whatever it embeds ({v4})", nat64_local(v4), True)
+      for v4 in ("10.0.0.1", "93.184.216.34")],
+    *[(f"{name} {v4}", v4, False) for name, v4 in PUBLIC_V4],
+    *[(f"{form} of public {v4}", embed(v4), False)
+      for v4 in ("93.184.216.34", "1.1.1.1") for form, embed in EMBEDDINGS],
+    *[(f"{name} {v6}", v6, False) for name, v6 in PUBLIC_V6],
+]
+
+
+@pytest.mark.parametrize(("address", "blocked"), [pytest.param(a, b, id=name) for name, a, b in ROWS])
+def test_is_blocked_address(address: str, blocked: bool) -> None:
+    assert is_blocked_address(ipaddress.ip_address(address)) is blocked
+
+
+def test_the_table_covers_each_form_of_each_range() -> None:
+    names = [name for name, _, _ in ROWS]
+    assert len(names) == len(set(names))
+    assert ipaddress.ip_address(mapped("93.184.216.34")) == ipaddress.ip_address("::ffff:93.184.216.34")
+    assert ipaddress.ip_address(sixtofour("10.20.30.40")).sixtofour == ipaddress.IPv4Address("10.20.30.40")
+    teredo_address = ipaddress.ip_address(teredo("65.54.227.120", "192.0.2.45"))
+    assert teredo_address.teredo == (ipaddress.IPv4Address("65.54.227.120"), ipaddress.IPv4Address("192.0.2.45"))
+
+
+# --- url_problem ---
+
+
+@pytest.mark.parametrize(("url", "allow_private", "problem"), [
+    pytest.param("https://push.example/hook?token=1", False, None, id="https"),
+    pytest.param("https://push.example:8443/hook", False, None, id="https with a port"),
+    pytest.param("https://localhost/", False, None, id="a name is not resolved here"),
+    pytest.param("https://93.184.216.34/", False, None, id="a public address"),
+    pytest.param("http://push.example/hook", False, "must be https", id="http"),
+    pytest.param("http://push.example/hook", True, None, id="http when private is allowed"),
+    pytest.param("ftp://push.example/f", True, "must be https, not 'ftp'", id="ftp"),
+    pytest.param("file:///etc/passwd", True, "must be https, not 'file'", id="file"),
+    pytest.param("push.example/hook", False, "not absolute", id="relative"),
+    pytest.param("https:///hook", False, "no host", id="no host"),
+    pytest.param("https://[::1/", False, "cannot be parsed", id="unparseable"),
+    pytest.param("https://push.example:99999/", False, "port", id="port out of range"),
+    pytest.param("https://user:pw@push.example/", True, "user name or password", id="userinfo"),
+    pytest.param("https://user@push.example/", False, "user name or password", id="user only"),
+    pytest.param("https://127.0.0.1/", False, "127.0.0.1 is a blocked address: loopback", id="loopback"),
+    pytest.param("https://127.0.0.1/", True, None, id="loopback when private is allowed"),
+    pytest.param("https://[::1]/", False, "loopback ::1", id="IPv6 loopback"),
+    pytest.param("https://[::1]/", True, None, id="IPv6 loopback when private is allowed"),
+    pytest.param("https://[::ffff:10.0.0.1]/", False, "of 10.0.0.1, private 10.0.0.0/8", id="IPv4-mapped private"),
+    pytest.param("https://[::ffff:10.0.0.1]/", True, None, id="IPv4-mapped when private is allowed"),
+    pytest.param("https://169.254.169.254/latest", False, "link-local", id="cloud metadata"),
+    pytest.param("https://169.254.169.254/latest", True, None, id="link-local when private is allowed"),
+    pytest.param("https://2130706433/", False, "2130706433 (127.0.0.1)", id="loopback as one number"),
+    pytest.param("https://0x7f.1/", False, "0x7f.1 (127.0.0.1)", id="loopback in hex"),
+])
+def test_url_problem(url: str, allow_private: bool, problem: str | None) -> None:
+    found = url_problem(url, allow_private=allow_private)
+    if problem is None:
+        assert found is None
+    else:
+        assert found is not None and problem in found
+
+
+# --- servers on 127.0.0.1 ---
+
+
+@dataclass
+class Hit:
+    method: str
+    path: str
+    headers: dict[str, str]
+    body: bytes
+    finished: bool = False  # the whole answer was written
+
+
+Answer = tuple[int, dict[str, str], bytes | Iterable[bytes]]
+
+
+@dataclass
+class Loopback:
+    """An HTTP or HTTPS server on 127.0.0.1 in a thread: answers from a table of paths, records what it saw."""
+
+    routes: dict[str, Answer]
+    tls: ssl.SSLContext | None = None
+    connections: int = 0
+    hits: list[Hit] = field(default_factory=list)
+    server_names: list[str | None] = field(default_factory=list)  # the SNI of each TLS handshake
+    _server: http.server.ThreadingHTTPServer = field(init=False)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    def url(self, host: str = "127.0.0.1", path: str = "/") -> str:
+        return f"{'https' if self.tls else 'http'}://{host}:{self.port}{path}"
+
+    @contextmanager
+    def running(self) -> Iterator[Loopback]:
+        loopback = self
+        if self.tls:
+            self.tls.sni_callback = lambda _socket, name, _context: self.server_names.append(name)
+
+        class Server(http.server.ThreadingHTTPServer):
+            daemon_threads = False  # server_close() waits for every answer to end
+
+            def get_request(self) -> tuple[socket.socket, object]:
+                raw, address = self.socket.accept()
+                loopback.connections += 1
+                raw.settimeout(5)
+                if loopback.tls is None:
+                    return raw, address
+                wrapped = loopback.tls.wrap_socket(raw, server_side=True, do_handshake_on_connect=False)
+                try:
+                    wrapped.do_handshake()
+                except OSError:  # e.g. the client refused the certificate: socketserver drops the request
+                    wrapped.close()
+                    raise
+                return wrapped, address
+
+        self._server = Server(("127.0.0.1", 0), self._handler())
+        thread = threading.Thread(target=self._server.serve_forever, args=(0.05,), daemon=True)
+        thread.start()
+        try:
+            yield self
+        finally:
+            self._server.shutdown()
+            self._server.server_close()
+            thread.join()
+
+    def _handler(self) -> type[http.server.BaseHTTPRequestHandler]:
+        loopback = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: object) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._answer()
+
+            def do_POST(self) -> None:
+                self._answer()
+
+            def _answer(self) -> None:
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                hit = Hit(self.command, self.path, dict(self.headers.items()), body)
+                loopback.hits.append(hit)
+                status, headers, content = loopback.routes.get(self.path, (404, {}, b""))
+                self.send_response(status)
+                for name, value in headers.items():
+                    self.send_header(name, value)
+                if isinstance(content, bytes):
+                    self.send_header("Content-Length", str(len(content)))
+                self.end_headers()
+                try:
+                    for chunk in [content] if isinstance(content, bytes) else content:
+                        self.wfile.write(chunk)
+                        self.wfile.flush()
+                except OSError:
+                    return  # the client went away
+                hit.finished = True
+
+        return Handler
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+def server_tls(ca: trustme.CA, *names: str) -> ssl.SSLContext:
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ca.issue_cert(*names).configure_cert(context)
+    return context
+
+
+def client_tls(ca: trustme.CA) -> ssl.SSLContext:
+    """Trusts the test CA and nothing else."""
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+    ca.configure_trust(context)
+    return context
+
+
+class Answers:
+    """A resolver that gives its answers in turn (the last one again after that) and records each call."""
+
+    def __init__(self, *answers: list[str]) -> None:
+        self._answers = list(answers)
+        self.calls: list[tuple[str, int]] = []
+
+    async def __call__(self, host: str, port: int) -> list[str]:
+        self.calls.append((host, port))
+        return self._answers.pop(0) if len(self._answers) > 1 else self._answers[0]
+
+
+async def refusal(outbound: Outbound, call: Callable[[Outbound], Awaitable[object]]) -> OutboundError:
+    """The OutboundError that call raises; outbound is closed after it."""
+    try:
+        with pytest.raises(OutboundError) as raised:
+            await call(outbound)
+        return raised.value
+    finally:
+        await outbound.aclose()
+
+
+def post(url: str, body: bytes = b"{}", headers: dict[str, str] | None = None) -> Callable[[Outbound], Awaitable[int]]:
+    return lambda outbound: outbound.post(url, body, headers or {})
+
+
+def download(url: str, max_bytes: int = 1 << 20) -> Callable[[Outbound], Awaitable[Download]]:
+    return lambda outbound: outbound.download(url, max_bytes)
+
+
+# --- the guarded client, live ---
+
+
+def test_a_blocked_address_is_refused_and_no_connection_made(ca: trustme.CA) -> None:
+    with Loopback({"/": (200, {}, b"")}, server_tls(ca, "127.0.0.1")).running() as server:
+        for host, named in [("127.0.0.1", "127.0.0.1 is loopback"), ("[::1]", "::1 is loopback"),
+                            ("[::ffff:127.0.0.1]", "of 127.0.0.1, loopback"), ("2130706433", "127.0.0.1 is loopback")]:
+            for call in (post(server.url(host)), download(server.url(host))):
+                error = run(lambda call=call: refusal(Outbound(allow_private=False, ssl_context=client_tls(ca)), call))
+                assert named in error.reason
+                assert error.reason.startswith("refused to connect")
+        assert (server.connections, server.hits) == (0, [])
+
+
+def test_with_private_allowed_a_post_reaches_the_server(ca: trustme.CA) -> None:
+    with Loopback({"/hook": (202, {}, b"")}, server_tls(ca, "localhost", "127.0.0.1")).running() as server:
+
+        async def scenario() -> int:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))  # the system resolver: /etc/hosts
+            try:
+                return await outbound.post(server.url("localhost", "/hook"), b'{"kind":"task"}',
+                                           {"Authorization": "Bearer t0ken", "Content-Type": "application/json"})
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario) == 202
+        [hit] = server.hits
+        assert (hit.method, hit.path, hit.body) == ("POST", "/hook", b'{"kind":"task"}')
+        assert (hit.headers["Authorization"], hit.headers["Content-Type"]) == ("Bearer t0ken", "application/json")
+        assert server.server_names == ["localhost"]
+
+
+def test_a_download_gives_the_data_its_media_type_and_its_name(ca: trustme.CA) -> None:
+    routes: dict[str, Answer] = {
+        "/files/report.pdf": (200, {"Content-Type": "Application/PDF; name=x"}, b"%PDF-1.7"),
+        "/get?id=7": (200, {"Content-Type": "text/csv", "Content-Disposition": 'attachment; filename="../q1.csv"'},
+                      b"a,b\n"),
+        "/get?id=8": (200, {"Content-Disposition": "attachment; filename*=UTF-8''r%C3%A9sum%C3%A9.txt"}, b"cv"),
+        "/": (200, {}, b""),
+    }
+    with Loopback(routes, server_tls(ca, "localhost")).running() as server:
+
+        async def scenario() -> list[Download]:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
+            try:
+                return [await outbound.download(server.url("localhost", path), 1024) for path in routes]
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario) == [
+            Download(b"%PDF-1.7", "application/pdf", "report.pdf"),
+            Download(b"a,b\n", "text/csv", "q1.csv"),  # a folder part in the name is dropped
+            Download(b"cv", None, "résumé.txt"),
+            Download(b"", None, None),
+        ]
+
+
+def test_dns_rebinding_reaches_no_internal_host(ca: trustme.CA) -> None:
+    with Loopback({"/": (200, {}, b"")}, server_tls(ca, "rebind.example")).running() as server:
+        url = server.url("rebind.example")
+        # a resolver that always answers loopback
+        always = Answers(["127.0.0.1"])
+        error = run(lambda: refusal(Outbound(allow_private=False, ssl_context=client_tls(ca), resolver=always),
+                                    post(url)))
+        assert "rebind.example: 127.0.0.1 is loopback" in error.reason
+        assert always.calls == [("rebind.example", server.port)]
+
+        # a public answer first, as a check made before the request would see it, then loopback
+        rebinding = Answers(["93.184.216.34"], ["127.0.0.1"])
+
+        async def scenario() -> OutboundError:
+            assert await rebinding("rebind.example", server.port) == ["93.184.216.34"]  # the earlier check
+            outbound = Outbound(allow_private=False, ssl_context=client_tls(ca), resolver=rebinding)
+            return await refusal(outbound, post(url))
+
+        error = run(scenario)
+        assert "127.0.0.1 is loopback" in error.reason
+        assert rebinding.calls == [("rebind.example", server.port)] * 2  # asked again at connect time
+        assert (server.connections, server.hits) == (0, [])
+
+
+def test_every_answer_is_checked() -> None:
+    # loopback answers only: even a broken guard would connect nowhere but this machine
+    answers = Answers(["127.0.0.2", "::ffff:127.0.0.1", "::1", "not-an-ip"])
+    error = run(lambda: refusal(Outbound(allow_private=False, resolver=answers), post("https://many.example/")))
+    assert error.reason == ("refused to connect to many.example: 127.0.0.2 is loopback 127.0.0.0/8; "
+                            "::ffff:127.0.0.1 is IPv4-mapped ::ffff:0:0/96 of 127.0.0.1, loopback 127.0.0.0/8; "
+                            "::1 is loopback ::1/128; 'not-an-ip' is not an IP address")
+
+
+def test_tls_checks_the_host_name_while_the_socket_goes_to_the_checked_address(ca: trustme.CA) -> None:
+    with Loopback({"/": (204, {}, b"")}, server_tls(ca, "push.test")).running() as server:
+        # 127.0.0.2 refuses the connection (nothing listens there): the next answer is tried
+        answers = Answers(["127.0.0.2", "127.0.0.1"])
+
+        async def scenario() -> int:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca), resolver=answers)
+            try:
+                return await outbound.post(server.url("push.test"), b"{}", {})
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario) == 204
+        assert answers.calls == [("push.test", server.port)]
+        assert server.server_names == ["push.test"]
+        assert server.hits[0].headers["Host"] == f"push.test:{server.port}"
+
+    with Loopback({"/": (204, {}, b"")}, server_tls(ca, "other.test")).running() as server:
+        outbound = Outbound(allow_private=True, ssl_context=client_tls(ca), resolver=Answers(["127.0.0.1"]))
+        error = run(lambda: refusal(outbound, post(server.url("push.test"))))
+        assert error.reason.startswith(f"could not connect to push.test:{server.port}: TLS certificate not accepted")
+        assert server.hits == []
+
+
+def test_a_redirect_is_never_followed(ca: trustme.CA) -> None:
+    routes: dict[str, Answer] = {"/go": (302, {"Location": "/target"}, b""), "/target": (200, {}, b"secret")}
+    with Loopback(routes, server_tls(ca, "localhost")).running() as server:
+
+        async def scenario() -> tuple[int, OutboundError]:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
+            status = await outbound.post(server.url("localhost", "/go"), b"{}", {})
+            return status, await refusal(outbound, download(server.url("localhost", "/go")))
+
+        status, error = run(scenario)
+        assert status == 302
+        assert error.reason == "HTTP 302: redirect not followed"
+        assert [hit.path for hit in server.hits] == ["/go", "/go"]
+
+
+def test_a_download_fails_on_an_error_status(ca: trustme.CA) -> None:
+    with Loopback({}, server_tls(ca, "localhost")).running() as server:
+        error = run(lambda: refusal(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                    download(server.url("localhost", "/missing"))))
+        assert error.reason == "HTTP 404"
+
+
+def test_a_download_over_the_cap_stops_reading(ca: trustme.CA) -> None:
+    # 5 MB with its length, and 32 MB streamed without one: more than the socket buffers hold, so the server's
+    # writes fail once the client stops reading and closes
+    routes: dict[str, Answer] = {"/sized": (200, {}, b"x" * 5_000_000),
+                                 "/streamed": (200, {}, (b"x" * 65536 for _ in range(512)))}
+    with Loopback(routes, server_tls(ca, "localhost")).running() as server:
+        for path in routes:
+            error = run(lambda path=path: refusal(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                                  download(server.url("localhost", path), 1024)))
+            assert error.reason == "the file is larger than the cap of 1024 bytes"
+    assert [(hit.path, hit.finished) for hit in server.hits][-1] == ("/streamed", False)
+
+
+def test_a_proxy_in_the_environment_is_ignored(ca: trustme.CA, monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.setenv(name, "http://127.0.0.1:1")  # nothing listens there: a request through it would fail
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with Loopback({"/": (200, {}, b"")}, server_tls(ca, "localhost")).running() as server:
+
+        async def scenario() -> int:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
+            try:
+                return await outbound.post(server.url("localhost"), b"{}", {})
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario) == 200
+        assert len(server.hits) == 1
+
+
+def test_a_ca_file_in_the_environment_is_ignored(ca: trustme.CA, monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path) -> None:
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_DIR", str(tmp_path))
+    with Loopback({"/": (200, {}, b"")}, server_tls(ca, "localhost")).running() as server:
+        # no ssl_context: the default verification, which does not take the test CA from the environment
+        error = run(lambda: refusal(Outbound(allow_private=True), post(server.url("localhost"))))
+        assert "TLS certificate not accepted" in error.reason
+        assert server.hits == []
+
+
+@contextmanager
+def silent_server() -> Iterator[int]:
+    """A port on 127.0.0.1 that takes connections (the kernel's backlog) and never answers."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    try:
+        yield listener.getsockname()[1]
+    finally:
+        listener.close()
+
+
+def test_a_server_that_never_answers_times_out() -> None:
+    with silent_server() as port:
+        for call in (post(f"http://127.0.0.1:{port}/"), download(f"http://127.0.0.1:{port}/")):
+            error = run(lambda call=call: refusal(Outbound(allow_private=True, timeout=0.5), call))
+            assert error.reason == f"no answer from 127.0.0.1:{port} within 0.5 s"
+
+
+def closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_failed_connect_says_why() -> None:
+    port = closed_port()
+    error = run(lambda: refusal(Outbound(allow_private=True), post(f"http://127.0.0.1:{port}/")))
+    assert error.reason == f"could not connect to 127.0.0.1:{port}: Connection refused"
+
+    async def unknown(host: str, port: int) -> list[str]:
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    error = run(lambda: refusal(Outbound(allow_private=True, resolver=unknown), download("https://nowhere.test/", 1)))
+    assert error.reason == ("could not connect to nowhere.test:443: "
+                            "the name could not be resolved (Name or service not known)")
+
+
+def test_the_reason_never_carries_the_query_the_userinfo_or_a_header(ca: trustme.CA) -> None:
+    secret = {"Authorization": "Bearer s3cret"}
+    illegal = {"Authorization": "Bearer s3cret\n"}  # h11 quotes an illegal header value in its own message
+    with Loopback({"/hook": (200, {}, b"")}, server_tls(ca, "localhost")).running() as server, silent_server() as hang:
+        cases = [
+            (False, server.url("127.0.0.1", "/hook?token=secret"), secret),  # refused address
+            (False, server.url("alice:pa55word@localhost", "/hook?token=secret"), secret),  # userinfo
+            (True, f"http://127.0.0.1:{closed_port()}/hook?token=secret", secret),  # connection refused
+            (True, f"http://127.0.0.1:{hang}/hook?token=secret", secret),  # timeout
+            (True, server.url("localhost", "/hook?token=secret"), illegal),  # the library refuses the header
+        ]
+        reasons = []
+        for allow_private, url, headers in cases:
+            outbound = Outbound(allow_private=allow_private, ssl_context=client_tls(ca), timeout=0.5)
+            error = run(lambda: refusal(outbound, post(url, headers=headers)))  # noqa: B023
+            reasons.append(error.reason)
+            for shown in (error.reason, str(error), repr(error.args)):
+                assert not any(word in shown for word in ("secret", "s3cret", "token", "pa55word", "alice"))
+        assert server.hits == []
+    assert [reason.split(":")[0] for reason in reasons] == [
+        "refused to connect to 127.0.0.1", "the URL must not carry a user name or password",
+        "could not connect to 127.0.0.1", "no answer from 127.0.0.1", "the exchange with localhost"]
