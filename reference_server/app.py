@@ -22,12 +22,14 @@ from reference_server.bindings import jsonrpc, rest
 from reference_server.bindings.auth import authenticated, caller_of
 from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
+from reference_server.bindings.push_sender import HttpPushSender, Sleep
 from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.service import A2AService
 from reference_server.domain.task_store import TaskStores, remove_stray_temp_files
+from reference_server.outbound import Outbound
 from reference_server.settings import Settings
 from reference_server.wire.task_file import TaskFileCodec
 
@@ -60,13 +62,21 @@ def create_app(
     notifier: OwnerNotifier | None = None,
     provider_for: ProviderFor | None = None,
     on_session_open: Callable[[AgentSession], None] | None = None,
+    outbound: Outbound | None = None,
+    push_sleep: Sleep = asyncio.sleep,
 ) -> Application:
-    """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound)."""
+    """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound).
+
+    outbound is the guarded HTTP client for push deliveries and file downloads (tests give one that trusts their
+    test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
+    """
     app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
-    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()))
+    outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
+    push = HttpPushSender(outbound, sleep=push_sleep)
+    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()), push=push, fetcher=outbound)
     # every A2A handler is wrapped in the key check where its route is registered
     guard = authenticated(WorkspaceCallerDirectory(workspaces), settings)
 
@@ -85,6 +95,7 @@ def create_app(
     app.router.fallback = not_found
     _schedule_eviction(app, pool)
     _sweep_on_start(app, workspaces)
+    _close_on_stop(app, push)
     return app
 
 
@@ -137,6 +148,15 @@ def _schedule_eviction(app: Application, pool: SessionPool) -> None:
         job.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await job
+
+
+def _close_on_stop(app: Application, push: HttpPushSender) -> None:
+    """At shutdown, pending push deliveries are dropped rather than waited for (and the client is closed)."""
+
+    @app.lifespan
+    async def close_push():  # type: ignore[no-untyped-def]
+        yield
+        await push.aclose()
 
 
 def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:

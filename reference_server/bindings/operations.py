@@ -8,7 +8,6 @@ from typing import Any
 
 from reference_server.discovery.card import build_card, extended_details, v03_card
 from reference_server.domain.callers import Caller
-from reference_server.domain.errors import PushNotificationNotSupported
 from reference_server.domain.service import A2AService
 from reference_server.settings import Settings
 from reference_server.wire import v03, v03_rest, v1
@@ -34,13 +33,6 @@ class Operation:
     call: Call
     encode: Encode
     streaming: bool = False
-
-
-def _no_push(scope: Scope, params: Any) -> Awaitable[Any]:
-    # push notifications are not served yet; the card says pushNotifications: false (A2A §3.3.4)
-    raise PushNotificationNotSupported(
-        "Push notifications are not supported by this server yet (capabilities.pushNotifications is false)"
-    )
 
 
 def _params_object(params: Any) -> Any:
@@ -75,6 +67,31 @@ def _subscribe(scope: Scope, task_id: Any) -> Any:
     return scope.service.subscribe_to_task(scope.caller, task_id)
 
 
+def _set_push(field: str) -> Call:
+    """Create / set a push config; field names where the URL was given, in the version's own terms."""
+    return lambda scope, config: scope.service.set_push_config(scope.caller, config, field)
+
+
+def _get_push(scope: Scope, ref: Any) -> Awaitable[Any]:
+    task_id, config_id = ref
+    return scope.service.get_push_config(scope.caller, task_id, config_id)
+
+
+def _list_push(scope: Scope, params: Any) -> Awaitable[Any]:
+    task_id, page_token = params
+    return scope.service.list_push_configs(scope.caller, task_id, page_token)
+
+
+async def _delete_push(scope: Scope, ref: Any) -> None:
+    task_id, config_id = ref
+    await scope.service.delete_push_config(scope.caller, task_id, config_id)
+
+
+def _v1_list_push(params: Any, *, query: bool = False) -> tuple[str, str | None]:
+    task_id, _page_size, page_token = v1.decode_push_config_list(params, query=query)
+    return task_id, page_token
+
+
 async def _extended_card_v1(scope: Scope, params: Any) -> dict[str, Any]:
     details = extended_details(scope.caller, scope.settings)
     return build_card(details, scope.base_url, scope.settings)
@@ -99,10 +116,6 @@ def _as_is(result: Any, params: Any) -> Any:
     return result
 
 
-def _no_push_operations(*names: str) -> dict[str, Operation]:
-    return {name: Operation(_params_object, _no_push, _as_is) for name in names}
-
-
 # A2A 1.0, both bindings, by 1.0 method name (a2a.proto)
 V1_OPERATIONS: dict[str, Operation] = {
     "SendMessage": Operation(v1.decode_send_request, _send, _of(v1.encode_send_response)),
@@ -114,8 +127,11 @@ V1_OPERATIONS: dict[str, Operation] = {
     ),
     "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v1.encode_task)),
     "SubscribeToTask": Operation(v1.decode_task_id, _subscribe, _of(v1.encode_stream_event), streaming=True),
-    **_no_push_operations("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-                          "ListTaskPushNotificationConfigs", "DeleteTaskPushNotificationConfig"),
+    "CreateTaskPushNotificationConfig": Operation(v1.decode_push_config, _set_push("url"),
+                                                  _of(v1.encode_push_config)),
+    "GetTaskPushNotificationConfig": Operation(v1.decode_push_config_ref, _get_push, _of(v1.encode_push_config)),
+    "ListTaskPushNotificationConfigs": Operation(_v1_list_push, _list_push, _of(v1.encode_push_config_list)),
+    "DeleteTaskPushNotificationConfig": Operation(v1.decode_push_config_ref, _delete_push, lambda r, p: {}),
     "GetExtendedAgentCard": Operation(_params_object, _extended_card_v1, _as_is),
 }
 
@@ -127,8 +143,12 @@ V03_OPERATIONS: dict[str, Operation] = {
     "tasks/cancel": Operation(v03.decode_task_id_params, _cancel, _of(v03.encode_task)),
     "tasks/resubscribe": Operation(v03.decode_task_id_params, _subscribe, _of(v03.encode_stream_event),
                                    streaming=True),
-    **_no_push_operations("tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
-                          "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete"),
+    "tasks/pushNotificationConfig/set": Operation(v03.decode_set_push_config, _set_push("pushNotificationConfig.url"),
+                                                  _of(v03.encode_push_config)),
+    "tasks/pushNotificationConfig/get": Operation(v03.decode_get_push_config, _get_push, _of(v03.encode_push_config)),
+    "tasks/pushNotificationConfig/list": Operation(lambda p: (v03.decode_list_push_config(p), None), _list_push,
+                                                   _of(v03.encode_push_config_list)),
+    "tasks/pushNotificationConfig/delete": Operation(v03.decode_delete_push_config, _delete_push, _as_is),
     "agent/getAuthenticatedExtendedCard": Operation(_params_object, _extended_card_v03, _as_is),
 }
 
@@ -142,7 +162,14 @@ V03_REST_OPERATIONS: dict[str, Operation] = {
     "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v03_rest.encode_task)),
     "TaskSubscription": Operation(v1.decode_task_id, _subscribe, _of(v03_rest.encode_stream_event),
                                   streaming=True),
-    **_no_push_operations("CreateTaskPushNotificationConfig", "GetTaskPushNotificationConfig",
-                          "ListTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"),
+    "CreateTaskPushNotificationConfig": Operation(v03_rest.decode_create_push_config,
+                                                  _set_push("config.pushNotificationConfig.url"),
+                                                  _of(v03_rest.encode_push_config)),
+    "GetTaskPushNotificationConfig": Operation(v03_rest.decode_push_config_ref, _get_push,
+                                               _of(v03_rest.encode_push_config)),
+    "ListTaskPushNotificationConfig": Operation(lambda p: (v03_rest.decode_list_push_configs(p), None), _list_push,
+                                                _of(v03_rest.encode_push_config_list)),
+    "DeleteTaskPushNotificationConfig": Operation(v03_rest.decode_push_config_ref, _delete_push,
+                                                  lambda r, p: {}),
     "GetAgentCard": Operation(_params_object, _extended_card_v03_rest, _as_is),
 }

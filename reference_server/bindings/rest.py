@@ -70,7 +70,13 @@ ROUTES: tuple[RestRoute, ...] = (
 _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
     "GetTask": lambda p: v1.decode_get_task(p, query=True),
     "ListTasks": lambda p: v1.decode_list_tasks(p, query=True),
+    "ListTaskPushNotificationConfigs": lambda p: _push_list_query(p),
 }
+
+
+def _push_list_query(params: Any) -> tuple[str, str | None]:
+    task_id, _page_size, page_token = v1.decode_push_config_list(params, query=True)
+    return task_id, page_token
 
 # §11.1: application/a2a+json in 1.0; 0.3 REST answered application/json (the SDK servers still do)
 _CONTENT_TYPES = {V1_0: A2A_JSON, V0_3: JSON}

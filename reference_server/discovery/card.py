@@ -76,8 +76,7 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
         "version": __version__,
         "capabilities": {
             "streaming": True,
-            # push notifications are not served yet: declaring them would pretend (A2A §3.3.4)
-            "pushNotifications": False,
+            "pushNotifications": True,
             "extendedAgentCard": True,
         },
         "securitySchemes": SECURITY_SCHEMES,
@@ -205,7 +204,7 @@ def v03_card(details: CardDetails, base_url: str, settings: Settings) -> dict[st
         "url": jsonrpc_url,
         "preferredTransport": "JSONRPC",
         "additionalInterfaces": _v03_interfaces(jsonrpc_url),
-        "capabilities": {"streaming": True, "pushNotifications": False},
+        "capabilities": {"streaming": True, "pushNotifications": True},
         "securitySchemes": {
             "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
             "bearer": {"type": "http", "scheme": "bearer"},

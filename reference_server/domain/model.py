@@ -163,6 +163,7 @@ class PushConfig:
     task_id: str | None = None
     token: str | None = None
     authentication: AuthenticationInfo | None = None
+    a2a_version: str = "1.0"  # the version it was set in: a 0.3 config is sent the 0.3 shape of the task
 
 
 @dataclass

@@ -7,7 +7,7 @@ import logging
 import mimetypes
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from reference_server.agent import events as ev
@@ -28,6 +28,7 @@ from reference_server.domain.model import (
     TaskStatusUpdateEvent,
     utc_now,
 )
+from reference_server.domain.push import PushSender
 from reference_server.domain.task_store import StoredTask, TaskStore
 
 log = logging.getLogger("reference_server.tasks")
@@ -70,6 +71,13 @@ class Broadcast:
         return queue
 
 
+Prompt = Callable[[], Awaitable[str]]  # made when the run starts: it may fetch the message's files first
+
+
+class RunRefused(Exception):
+    """The run cannot begin (a file part could not be fetched): the task fails with this text."""
+
+
 class TaskRun:
     """The live run of a task: owns its state until the run ends.
 
@@ -79,7 +87,7 @@ class TaskRun:
     """
 
     def __init__(self, stored: StoredTask, store: TaskStore, caller: Caller, on_end: Callable[[str], None],
-                 *, max_file_bytes: int) -> None:
+                 *, max_file_bytes: int, push: PushSender | None = None) -> None:
         self.stored = stored
         self.store = store
         self.caller = caller
@@ -94,6 +102,8 @@ class TaskRun:
         self._partial = ""  # the text streamed so far of the assistant message in progress
         self._started = time.monotonic()
         self._job: asyncio.Task[None] | None = None  # held so the event loop cannot drop the running task
+        self._push = push
+        self._pushed = stored.task.status.state  # the state the task's push configs last heard of
 
     @property
     def task(self) -> Task:
@@ -118,7 +128,7 @@ class TaskRun:
         learn of it. Not waited for: only a final state must be on disk before a client is told."""
         self.store.save_soon(self.stored)
 
-    def start(self, session: AgentSession | None, prompt: str, message_id: str, tools: Sequence[Tool],
+    def start(self, session: AgentSession | None, prompt: Prompt, message_id: str, tools: Sequence[Tool],
               *, failure: str | None = None) -> None:
         """Move to working now (so returnImmediately sees it), then run in the background."""
         self._session = session
@@ -134,16 +144,19 @@ class TaskRun:
             self._session.abort()
         await self.done.wait()
 
-    async def _drive(self, prompt: str, message_id: str, tools: Sequence[Tool]) -> None:
+    async def _drive(self, prompt: Prompt, message_id: str, tools: Sequence[Tool]) -> None:
         assert self._session is not None
         state: TaskState = TaskState.FAILED
         text: str | None = UNEXPECTED
         try:
-            if self._cancel_requested:
+            ready = None if self._cancel_requested else await prompt()
+            if ready is None or self._cancel_requested:
                 state, text = TaskState.CANCELED, CANCELED_BY_CALLER
             else:
-                state, text = await self._map_events(self._session.run(prompt, message_id=message_id,
+                state, text = await self._map_events(self._session.run(ready, message_id=message_id,
                                                                        extra_tools=tools))
+        except RunRefused as refused:
+            state, text = TaskState.FAILED, str(refused)
         except Exception:
             log.exception("a2a task %s: the run failed unexpectedly", self.task.id)
         await self._finish(state, text)
@@ -236,6 +249,11 @@ class TaskRun:
     def _publish_status(self) -> None:
         event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status)
         self.broadcast.publish(event, last=self.task.status.state.ends_stream)
+        state = self.task.status.state
+        if self._push is not None and state is not self._pushed:
+            # design deviation "Push payload and trigger": on each new state, not per artifact chunk
+            self._pushed = state
+            self._push.notify(self.stored)
 
     async def _finish(self, state: TaskState, text: str | None) -> None:
         self._set_status(state, text, publish=False)

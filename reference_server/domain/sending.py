@@ -6,9 +6,9 @@ import json
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from reference_server.agent.a2a_tools import a2a_tools
 from reference_server.agent.notifier import OwnerNotifier
@@ -16,10 +16,11 @@ from reference_server.agent.session import AgentSession
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import FieldViolation, InvalidParams, UnsupportedOperation
-from reference_server.domain.model import Message, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
+from reference_server.domain.model import Message, Part, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
 from reference_server.domain.prompt import build_prompt, inbox_name
-from reference_server.domain.runner import TaskRun
+from reference_server.domain.runner import RunRefused, TaskRun
 from reference_server.domain.task_store import StoredTask
+from reference_server.outbound import Download, OutboundError, url_problem
 from reference_server.settings import Settings
 
 HOPS_KEY = "volcanic.hops"
@@ -38,7 +39,8 @@ class Prepared:
 def check_send(request: SendRequest, settings: Settings) -> int:
     """Design steps 1-2, before anything is created: the hop count, then the message's fields and sizes."""
     hops = _hops(request)
-    _check_message(request.message, settings.max_file_bytes, _over_limits(request, settings))
+    _check_message(request.message, settings.max_file_bytes, settings.allow_private_push_urls,
+                   _over_limits(request, settings))
     return hops
 
 
@@ -80,20 +82,33 @@ def new_task(caller: Caller, context_id: str) -> StoredTask:
     return StoredTask(task, caller.name)
 
 
+class Fetcher(Protocol):
+    """How a file part given by URL is fetched: the guarded outbound client (reference_server/outbound.py)."""
+
+    async def download(self, url: str, max_bytes: int) -> Download: ...
+
+
 def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
     """Design step 1: over the hop limit, the task is created and immediately failed."""
-    return Prepared(run, lambda: run.start(None, "", inbound.message_id, (), failure=HOP_LIMIT_REACHED))
+    return Prepared(run, lambda: run.start(None, _no_prompt, inbound.message_id, (), failure=HOP_LIMIT_REACHED))
 
 
-async def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int,
-                      notifier: OwnerNotifier | None) -> Prepared:
-    """Design step 4: the inbound files in inbox/, the prompt, the session tools, and a2a.inbound at start."""
+async def _no_prompt() -> str:
+    return ""
+
+
+def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int, notifier: OwnerNotifier | None,
+                fetcher: Fetcher, max_file_bytes: int) -> Prepared:
+    """Design step 4: the session tools, and at start a2a.inbound, then (in the run) the inbound files in inbox/
+    (URL parts downloaded first: a failed download fails the task, design deviation "File-part errors") and the
+    prompt."""
     caller = run.caller
-    has_files = any(part.raw is not None for part in inbound.parts)
-    files = await off_loop(_save_inbound_files, caller, inbound) if has_files else []
-    prompt = build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
     tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
                       caller=caller.name)
+
+    async def prompt() -> str:
+        files = await _inbound_files(caller, inbound, fetcher, max_file_bytes)
+        return build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
 
     def start() -> None:
         # design step 4: a2a.inbound is emitted on the session's bus before the prompt
@@ -115,7 +130,8 @@ def _hops(request: SendRequest) -> int:
     return 0
 
 
-def _check_message(message: Message, max_file_bytes: int, violations: list[FieldViolation]) -> None:
+def _check_message(message: Message, max_file_bytes: int, allow_private: bool,
+                   violations: list[FieldViolation]) -> None:
     if message.role is not Role.USER:
         violations.append(FieldViolation("message.role", "must be ROLE_USER for a message sent to the agent"))
     if message.context_id is not None and not CONTEXT_ID.fullmatch(message.context_id):
@@ -126,32 +142,51 @@ def _check_message(message: Message, max_file_bytes: int, violations: list[Field
             violations.append(FieldViolation(
                 f"message.parts[{index}].raw",
                 f"is {len(part.raw)} bytes; the limit is {max_file_bytes} bytes (A2A__MaxFileBytes)"))
-        if part.url is not None:
-            violations.append(FieldViolation(
-                f"message.parts[{index}].url",
-                "file parts by URL are not served yet; send the file inline as raw (base64) bytes"))
+        if part.url is not None and (problem := url_problem(part.url, allow_private=allow_private)) is not None:
+            # design deviation "File-part errors": a URL that is not https is refused before any task exists
+            violations.append(FieldViolation(f"message.parts[{index}].url", problem))
     if violations:
         raise InvalidParams(violations=violations)
 
 
-def _save_inbound_files(caller: Caller, message: Message) -> list[str]:
-    """Design step 4: file parts are saved to <workspace>/inbox/; the prompt lists them (on a disk thread)."""
+async def _inbound_files(caller: Caller, message: Message, fetcher: Fetcher, max_bytes: int) -> list[str]:
+    """The message's file parts saved in inbox/ (URL parts downloaded first), as the prompt lists them."""
+    files: list[tuple[int, Part]] = []
+    for index, part in enumerate(message.parts):
+        if part.url is not None:
+            try:
+                got = await fetcher.download(part.url, max_bytes)
+            except OutboundError as error:
+                raise RunRefused(f"file: message.parts[{index}].url could not be downloaded: {error.reason}") from None
+            files.append((index, replace(part, raw=got.data, url=None, filename=part.filename or got.filename,
+                                         media_type=part.media_type or got.media_type)))
+        elif part.raw is not None:
+            files.append((index, part))
+    return await off_loop(_save_inbound_files, caller, files) if files else []
+
+
+def _save_inbound_files(caller: Caller, files: list[tuple[int, Part]]) -> list[str]:
+    """Design step 4: file parts are saved to <workspace>/inbox/, never over an earlier file (on a disk thread)."""
     saved: list[str] = []
     now = utc_now()
     inbox = caller.workspace.path / "inbox"
-    for index, part in enumerate(message.parts):
-        if part.raw is None:
-            continue
+    for index, part in files:
+        assert part.raw is not None
         inbox.mkdir(parents=True, exist_ok=True)
-        path = _free_path(inbox / inbox_name(caller.name, part, index, now))
-        path.write_bytes(part.raw)
+        path = _write_new(inbox / inbox_name(caller.name, part, index, now), part.raw)
         saved.append(f"inbox/{path.name}")
     return saved
 
 
-def _free_path(path: Path) -> Path:
+def _write_new(path: Path, data: bytes) -> Path:
+    """Write data to path, or to path-2, path-3... if it exists: created exclusively, so two messages saving the
+    same name at once never overwrite each other."""
     candidate, n = path, 2
-    while candidate.exists():
-        candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-        n += 1
-    return candidate
+    while True:
+        try:
+            with candidate.open("xb") as file:
+                file.write(data)
+            return candidate
+        except FileExistsError:
+            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
+            n += 1

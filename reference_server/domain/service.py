@@ -11,11 +11,18 @@ from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
-from reference_server.domain.errors import TaskNotCancelable, TaskNotFound, UnsupportedOperation
+from reference_server.domain.errors import (
+    FieldViolation,
+    InvalidParams,
+    TaskNotCancelable,
+    TaskNotFound,
+    UnsupportedOperation,
+)
 from reference_server.domain.listing import check_cursor
 from reference_server.domain.model import (
     ListTasksQuery,
     Message,
+    PushConfig,
     SendRequest,
     StreamEvent,
     Task,
@@ -24,9 +31,11 @@ from reference_server.domain.model import (
     TaskStatus,
     utc_now,
 )
+from reference_server.domain.push import Change, PushSender, checked, drop_config, put_config
 from reference_server.domain.runner import CANCELED_BY_CALLER, TaskRun, agent_message
 from reference_server.domain.runs import RunKey, RunRegistry
 from reference_server.domain.sending import (
+    Fetcher,
     Prepared,
     check_continuation,
     check_send,
@@ -35,6 +44,7 @@ from reference_server.domain.sending import (
     prepare_run,
 )
 from reference_server.domain.task_store import ACTIVE, StoredTask, TaskStores
+from reference_server.outbound import Outbound
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.service")
@@ -46,11 +56,14 @@ class A2AService:
     """What the bindings call. Tasks live in their files; only the live runs are in memory, in the registry."""
 
     def __init__(self, settings: Settings, pool: SessionPool, notifier: OwnerNotifier | None,
-                 stores: TaskStores, runs: RunRegistry[TaskRun] | None = None) -> None:
+                 stores: TaskStores, runs: RunRegistry[TaskRun] | None = None,
+                 push: PushSender | None = None, fetcher: Fetcher | None = None) -> None:
         self.settings = settings
         self.pool = pool
         self.notifier = notifier
         self.stores = stores
+        self.push = push
+        self.fetcher = fetcher or Outbound(allow_private=settings.allow_private_push_urls)
         self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
 
     # --- SendMessage / SendStreamingMessage ---
@@ -81,6 +94,9 @@ class A2AService:
         settings = self.settings
         message = request.message
         hops = check_send(request, settings)
+        push_config = request.configuration.push_config
+        if push_config is not None:  # checked before any task exists, like the message
+            push_config = checked(push_config, settings, "configuration.taskPushNotificationConfig.url")
         continued = None
         if message.task_id is not None:
             # A2A §3.4.2: an unknown taskId is TaskNotFound (load raises it); a client cannot choose a task id
@@ -88,8 +104,10 @@ class A2AService:
             check_continuation(message, continued.task)
         stored = continued or new_task(caller, message.context_id or str(uuid.uuid4()))
         task = stored.task
+        if push_config is not None:
+            put_config(push_config)(stored)
         run = TaskRun(stored, self.stores.of(caller.workspace), caller, self.runs.ended,
-                      max_file_bytes=settings.max_file_bytes)
+                      max_file_bytes=settings.max_file_bytes, push=self.push)
         over_limit = hops > settings.max_hops
         # design step 1 comes first: a task over the hop limit fails whether or not its context is busy
         key = None if over_limit else RunKey(caller.workspace.path, caller.name, task.context_id)
@@ -103,7 +121,7 @@ class A2AService:
                 return over_hop_limit(run, inbound)
             workspace = caller.workspace
             session = self.pool.session(workspace.path, caller.name, task.context_id, workspace.scope_prefix)
-            return await prepare_run(run, session, inbound, hops, self.notifier)
+            return prepare_run(run, session, inbound, hops, self.notifier, self.fetcher, settings.max_file_bytes)
         except BaseException:
             self.runs.ended(task.id)  # never leave the context busy behind a failed start
             raise
@@ -122,7 +140,7 @@ class A2AService:
         if listing.stale:  # design: lazy restart recovery applies to every task a listing reads
             for task_id in listing.stale:
                 if not self.runs.is_live(task_id):
-                    await store.update(task_id, caller.name, _restarted)
+                    await self._update(caller, task_id, _restarted)
             listing = await off_loop(store.listing, caller.name, query, live, lambda _: True)
         assert listing.page is not None
         return TaskPage(tasks=[trim(stored.task, query.history_length) for stored in listing.tasks],
@@ -136,7 +154,7 @@ class A2AService:
         if run is not None:
             await run.cancel()  # design: aborts the live run
             return run.task
-        canceled = await self.stores.of(caller.workspace).update(task_id, caller.name, _canceled)
+        canceled = await self._update(caller, task_id, _canceled)
         if canceled is None:
             raise TaskNotFound(f"Task {task_id} was not found", metadata={"taskId": task_id})
         _check_cancelable(canceled.task, unless=TaskState.CANCELED)
@@ -159,6 +177,56 @@ class A2AService:
         yield snapshot
         async for event in events:
             yield event
+
+    # --- push notification configs (A2A §3.1.7-3.1.10) ---
+
+    async def set_push_config(self, caller: Caller, config: PushConfig, field: str = "url") -> PushConfig:
+        """Create (or, with the id of an existing one, replace) a config of the caller's task."""
+        task_id = config.task_id
+        if not task_id:
+            raise InvalidParams(violations=[FieldViolation("taskId", "is required: the task to notify about")])
+        config = checked(config, self.settings, field)
+        stored = await self._change(caller, task_id, put_config(config))
+        return next(c for c in stored.push_configs if c.id == config.id)
+
+    async def get_push_config(self, caller: Caller, task_id: str, config_id: str | None) -> PushConfig:
+        """The config with this id; no id (0.3 allows it) means the task's first config."""
+        configs = (await self.load(caller, task_id)).push_configs
+        found = next((c for c in configs if config_id is None or c.id == config_id), None)
+        if found is None:
+            # A2A §3.1.8: a missing config is TaskNotFoundError, like a task the caller cannot see
+            which = f"{config_id!r} " if config_id is not None else ""
+            raise TaskNotFound(f"Task {task_id} has no push notification config {which}".rstrip(),
+                               metadata={"taskId": task_id, **({"id": config_id} if config_id else {})})
+        return found
+
+    async def list_push_configs(self, caller: Caller, task_id: str, page_token: str | None = None) -> list[PushConfig]:
+        """Every config of the task, in one page (A2A §3.1.9: MAY paginate), so no page token is ever valid."""
+        if page_token:
+            raise InvalidParams(violations=[FieldViolation(
+                "pageToken", "is not a token this server gave: every push config is in the first page")])
+        return list((await self.load(caller, task_id)).push_configs)
+
+    async def delete_push_config(self, caller: Caller, task_id: str, config_id: str) -> None:
+        """Remove the config; an id the task does not have is no error (A2A §3.1.10: idempotent)."""
+        await self._change(caller, task_id, drop_config(config_id))
+
+    async def _change(self, caller: Caller, task_id: str, change: Change) -> StoredTask:
+        """Apply change to the caller's task: to its live run's task (and file), else to its file."""
+        run = self.runs.run_of(task_id)
+        if run is not None and run.caller == caller:
+            if change(run.stored):
+                await run.store.save(run.stored, durable=True)
+            return run.stored
+        await self.load(caller, task_id)  # TaskNotFound, and restart recovery, as for any read
+        stored = await self._update(caller, task_id, change)
+        if stored is None:
+            raise TaskNotFound(f"Task {task_id} was not found", metadata={"taskId": task_id})
+        run = self.runs.run_of(task_id)
+        if run is not None and run.caller == caller and change(run.stored):
+            # a continuation started after the read: its copy of the task must not drop the change when saved
+            run.persist()
+        return stored
 
     # --- shared ---
 
@@ -187,7 +255,20 @@ class A2AService:
         store = self.stores.of(caller.workspace)
         if self.runs.is_live(task_id):  # the finished grace: the file was read before the run's final write
             return await store.load(task_id, caller.name)
-        return await store.update(task_id, caller.name, _restarted)
+        return await self._update(caller, task_id, _restarted)
+
+    async def _update(self, caller: Caller, task_id: str, change: Change) -> StoredTask | None:
+        """Change the caller's task file (read afresh under its write lock); a new state is pushed."""
+        before: list[TaskState] = []
+
+        def tracked(stored: StoredTask) -> bool:
+            before.append(stored.task.status.state)
+            return change(stored)
+
+        stored = await self.stores.of(caller.workspace).update(task_id, caller.name, tracked)
+        if stored is not None and self.push is not None and before and before[0] is not stored.task.status.state:
+            self.push.notify(stored)
+        return stored
 
 
 def _restarted(stored: StoredTask) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 from reference_server.domain.errors import A2AError
+from reference_server.domain.model import PushConfig
 from reference_server.domain.task_store import StoredTask
 from reference_server.wire import v1
 
@@ -13,8 +15,23 @@ from reference_server.wire import v1
 def encode_stored(stored: StoredTask) -> dict[str, Any]:
     body = v1.encode_task(stored.task)
     body["caller"] = stored.caller
-    body["pushConfigs"] = [v1.encode_push_config(config) for config in stored.push_configs]
+    body["pushConfigs"] = [_encode_config(config) for config in stored.push_configs]
     return body
+
+
+def _encode_config(config: PushConfig) -> dict[str, Any]:
+    out = v1.encode_push_config(config)
+    if config.a2a_version != "1.0":
+        out["a2aVersion"] = config.a2a_version  # ours: a 0.3 config is sent the 0.3 shape of the task
+    return out
+
+
+def _decode_config(raw: Any) -> PushConfig:
+    fields = dict(raw)
+    version = fields.pop("a2aVersion", "1.0")
+    if version not in ("1.0", "0.3"):
+        raise ValueError(f"a2aVersion {version!r}")
+    return replace(v1.decode_push_config(fields), a2a_version=version)
 
 
 def decode_stored(raw: Any) -> StoredTask | None:
@@ -26,7 +43,7 @@ def decode_stored(raw: Any) -> StoredTask | None:
         return StoredTask(
             task=v1.decode_task(raw),
             caller=raw["caller"],
-            push_configs=[v1.decode_push_config(c) for c in configs],
+            push_configs=[_decode_config(c) for c in configs],
         )
     except (ValueError, TypeError, KeyError, AttributeError, A2AError):
         return None

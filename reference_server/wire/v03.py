@@ -127,6 +127,7 @@ def push_config(r: Reader) -> PushConfig:
         id=r.optional_str("id"),
         token=r.optional_str("token"),
         authentication=_authentication(auth) if auth else None,
+        a2a_version="0.3",  # its pushes get the 0.3 shape of the task
     )
 
 
@@ -322,6 +323,8 @@ _FIELD_NAMES_V03 = ((".raw", ".file.bytes"), (".url", ".file.uri"), (".filename"
 
 def field_path(path: str) -> str:
     """A field path the domain wrote in 1.0 terms (`message.parts[0].raw`), in 0.3 terms."""
+    if path.startswith("configuration.taskPushNotificationConfig."):
+        return path.replace("taskPushNotificationConfig", "pushNotificationConfig", 1)
     for old, new in _FIELD_NAMES_V03:
         if path.endswith(old) and "parts[" in path:
             return path[: -len(old)] + new

@@ -11,12 +11,14 @@ from __future__ import annotations
 import base64
 import re
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from reference_server.domain.model import (
     Artifact,
     Message,
     Part,
+    PushConfig,
     SendConfiguration,
     SendRequest,
     StreamEvent,
@@ -29,6 +31,7 @@ from reference_server.domain.model import (
 from reference_server.wire.fields import Reader
 from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
+from reference_server.wire.v03 import encode_push_config as v03_encode_push_config
 from reference_server.wire.v03 import push_config as _push_config  # the same object in both 0.3 forms
 from reference_server.wire.v1 import ROLES  # the 0.3 proto Role has the same names and numbers
 
@@ -83,6 +86,40 @@ def decode_get_task(params: Any) -> tuple[str, int | None]:
     history_length = r.optional_int("historyLength", minimum=0) or None
     r.finish()
     return task_id, history_length
+
+
+def decode_create_push_config(params: Any) -> PushConfig:
+    """CreateTaskPushNotificationConfig (0.3 proto `{parent, config_id, config: {name, push_notification_config}}`,
+    with the task id of the path)."""
+    r = Reader.root(params)
+    task_id = r.required_str("taskId")  # from the path
+    parent = r.optional_str("parent")
+    if parent is not None and parent != f"tasks/{task_id}":
+        r.fail("parent", f"must be tasks/{task_id}, the task of the path")
+    config_id = r.optional_str("configId")
+    outer = r.required_obj("config")
+    outer.optional_str("name")  # tasks/{id}/pushNotificationConfigs/{id}: the server names it
+    config = _push_config(outer.required_obj("pushNotificationConfig"))
+    r.finish()
+    return replace(config, id=config.id or config_id or None, task_id=task_id)
+
+
+def decode_push_config_ref(params: Any) -> tuple[str, str]:
+    """Get / DeleteTaskPushNotificationConfig: (task id, config id) from the path."""
+    r = Reader.root(params, query=True)
+    ref = r.required_str("taskId"), r.required_str("id")
+    r.finish()
+    return ref
+
+
+def decode_list_push_configs(params: Any) -> str:
+    """ListTaskPushNotificationConfig: the task id of the path (the 0.3 proto has no paging fields to read)."""
+    r = Reader.root(params, query=True)
+    task_id = r.required_str("taskId")
+    r.optional_int("pageSize", minimum=0)
+    r.optional_str("pageToken")
+    r.finish()
+    return task_id
 
 
 # --- object decoders
@@ -250,6 +287,17 @@ def _artifact_update(event: TaskArtifactUpdateEvent) -> dict[str, Any]:
     return out
 
 
+def encode_push_config(config: PushConfig) -> dict[str, Any]:
+    """0.3 proto TaskPushNotificationConfig: `{name: tasks/{id}/pushNotificationConfigs/{id}, pushNotificationConfig}`
+    (the same inner object as in 0.3 JSON-RPC)."""
+    inner = v03_encode_push_config(config)["pushNotificationConfig"]
+    return {"name": f"tasks/{config.task_id}/pushNotificationConfigs/{config.id}", "pushNotificationConfig": inner}
+
+
+def encode_push_config_list(configs: list[PushConfig]) -> dict[str, Any]:
+    return {"configs": [encode_push_config(config) for config in configs]}
+
+
 def encode_agent_card(card: Mapping[str, Any]) -> dict[str, Any]:
     """The 0.3 proto AgentCard for a 1.0 card: its 0.3 interfaces give url, preferredTransport, additionalInterfaces.
 
@@ -283,12 +331,15 @@ def _skill(skill: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _PARTS = re.compile(r"^message\.parts\[")
+_PUSH_IN_SEND = "configuration.taskPushNotificationConfig."
 _FILE_FIELDS = ((".raw", ".file.fileWithBytes"), (".url", ".file.fileWithUri"), (".filename", ".file.name"),
                 (".mediaType", ".file.mimeType"))
 
 
 def field_path(path: str) -> str:
     """A field path the domain wrote in 1.0 terms (`message.parts[0].raw`), in 0.3 proto terms."""
+    if path.startswith(_PUSH_IN_SEND):
+        return "configuration.pushNotification." + path.removeprefix(_PUSH_IN_SEND)
     if not _PARTS.match(path):
         return path
     path = _PARTS.sub("message.content[", path)

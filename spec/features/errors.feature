@@ -23,7 +23,6 @@ Feature: One error table for both bindings
       | error                        | situation                       | code   | http | status              | reason                          |
       | TaskNotCancelable            | canceling a completed task      | -32002 | 400  | FAILED_PRECONDITION | TASK_NOT_CANCELABLE             |
       | UnsupportedOperation         | subscribing to a completed task | -32004 | 400  | FAILED_PRECONDITION | UNSUPPORTED_OPERATION           |
-      | PushNotificationNotSupported | creating a push config          | -32003 | 400  | FAILED_PRECONDITION | PUSH_NOTIFICATION_NOT_SUPPORTED |
       | InvalidParams                | sending a message with no parts | -32602 | 400  | INVALID_ARGUMENT    | INVALID_PARAMS                  |
       | MethodNotFound               | calling an unknown method       | -32601 | 404  | NOT_FOUND           | METHOD_NOT_FOUND                |
 

@@ -23,13 +23,10 @@ Feature: The HTTP+JSON binding
       | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
       | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
       | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
-
-    Examples: push notifications, not served yet
-      | verb   | route                                                                      | status | outcome                         |
-      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | naming the field "url"          |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
+      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
 
   Scenario Outline: Every 0.3 route is served
     Given the caller sends A2A-Version "0.3"
@@ -44,10 +41,10 @@ Feature: The HTTP+JSON binding
       | POST   | /tasks/00000000-0000-4000-8000-000000000000:cancel                         | 404    | with reason TASK_NOT_FOUND      |
       | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
       | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
-      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
-      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 400    | with reason PUSH_NOTIFICATION_NOT_SUPPORTED |
+      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | naming the field "config"       |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 404    | with reason TASK_NOT_FOUND      |
+      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
+      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
       | GET    | /card                                                                      | 200    | with a 0.3 agent card           |
 
   Scenario Outline: A route of one version refuses the other with a hint

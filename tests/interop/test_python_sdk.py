@@ -26,13 +26,15 @@ from a2a.client import A2ACardResolver, Client, ClientConfig, ClientFactory
 from a2a.types import (
     AgentCard,
     CancelTaskRequest,
+    DeleteTaskPushNotificationConfigRequest,
     GetExtendedAgentCardRequest,
+    GetTaskPushNotificationConfigRequest,
     GetTaskRequest,
     InvalidParamsError,
+    ListTaskPushNotificationConfigsRequest,
     ListTasksRequest,
     Message,
     Part,
-    PushNotificationNotSupportedError,
     Role,
     SendMessageConfiguration,
     SendMessageRequest,
@@ -407,6 +409,38 @@ def test_extended_card_is_the_workspace_card(agent: Agent, binding: str) -> None
         assert ("GET", "/a2a/v1/extendedAgentCard") in [(s.method, s.path) for s in wire.requests]
 
 
+async def push_config_round_trip(client: Client, task_id: str) -> None:
+    """Create (no id: the server picks one), get, list, delete, list again: what the SDK's push calls see."""
+    created = await client.create_task_push_notification_config(TaskPushNotificationConfig(
+        task_id=task_id, url="https://hooks.example.com/notify", token="tok-interop"))
+    assert created.id and created.task_id == task_id and created.token == "tok-interop"
+    got = await client.get_task_push_notification_config(
+        GetTaskPushNotificationConfigRequest(task_id=task_id, id=created.id))
+    assert (got.id, got.url, got.token) == (created.id, "https://hooks.example.com/notify", "tok-interop")
+    listed = await client.list_task_push_notification_configs(ListTaskPushNotificationConfigsRequest(task_id=task_id))
+    assert [config.id for config in listed.configs] == [created.id]
+    await client.delete_task_push_notification_config(
+        DeleteTaskPushNotificationConfigRequest(task_id=task_id, id=created.id))
+    listed = await client.list_task_push_notification_configs(ListTaskPushNotificationConfigsRequest(task_id=task_id))
+    assert list(listed.configs) == []
+    with pytest.raises(TaskNotFoundError):
+        await client.get_task_push_notification_config(
+            GetTaskPushNotificationConfigRequest(task_id=task_id, id=created.id))
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_push_config_create_get_list_delete(agent: Agent, binding: str) -> None:
+    wire = Wire()
+
+    async def scenario() -> None:
+        async with sdk_client(agent, binding, wire, streaming=False) as client:
+            task = await send_for_task(client, "ask: Which city?")
+            await push_config_round_trip(client, task.id)
+
+    run(scenario)
+    assert_binding(wire, binding)
+
+
 @pytest.mark.parametrize("binding", BINDINGS)
 def test_refused_operations_raise_the_sdk_error_types(agent: Agent, binding: str) -> None:
     wire = Wire()
@@ -418,9 +452,6 @@ def test_refused_operations_raise_the_sdk_error_types(agent: Agent, binding: str
                 await client.cancel_task(CancelTaskRequest(id=done.id))
             with pytest.raises(UnsupportedOperationError, match=done.id):  # a terminal task takes no messages
                 await send_for_task(client, "once more", task_id=done.id)
-            with pytest.raises(PushNotificationNotSupportedError):  # capabilities.pushNotifications is false
-                await client.create_task_push_notification_config(
-                    TaskPushNotificationConfig(task_id=done.id, id="p1", url="http://127.0.0.1:9/hook", token="t"))
         async with sdk_client(agent, binding, wire) as client:
             with pytest.raises(UnsupportedOperationError, match=done.id):  # A2A §3.1.6
                 [event async for event in client.subscribe(SubscribeToTaskRequest(id=done.id))]
@@ -464,6 +495,20 @@ def assert_v03(wire: Wire, methods: list[str]) -> None:
     calls = [sent for sent in wire.requests if sent.rpc_method]
     assert [sent.rpc_method for sent in calls] == methods
     assert all(sent.version == "0.3" for sent in calls), calls
+
+
+def test_v03_push_config_create_get_list_delete(agent: Agent) -> None:
+    wire = Wire()
+
+    async def scenario() -> None:
+        async with v03_client(agent, wire) as client:
+            task = await send_for_task(client, "ask: Which city?")
+            await push_config_round_trip(client, task.id)
+
+    run(scenario)
+    assert_v03(wire, ["message/send", "tasks/pushNotificationConfig/set", "tasks/pushNotificationConfig/get",
+                      "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/delete",
+                      "tasks/pushNotificationConfig/list", "tasks/pushNotificationConfig/get"])
 
 
 def test_v03_send_then_get(agent: Agent) -> None:

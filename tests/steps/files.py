@@ -7,7 +7,9 @@ import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from pytest_bdd import parsers, then, when
+import pytest
+from pytest_bdd import given, parsers, then, when
+from support.webhook import Webhook
 
 from steps.common import workspace_of
 from steps.lifecycle import INBOX_STAMP, inbox_files, the_prompt
@@ -64,3 +66,85 @@ def _(world: Any) -> None:
     assert tasks == [], tasks
 
 
+
+
+# --- file parts given by URL, served by a loopback https file server (tests/support/webhook.py) ---
+
+
+def _file_server(world: Any, request: pytest.FixtureRequest, name: str) -> Webhook:
+    server = Webhook().start()
+    request.addfinalizer(server.stop)
+    world.notes[name] = server
+    return server
+
+
+@given(parsers.parse('a file server that serves "{name}"'))
+def _(world: Any, request: pytest.FixtureRequest, name: str) -> None:
+    _file_server(world, request, "file server").files[name] = (f"the bytes of {name}".encode(), "application/pdf")
+
+
+@given(parsers.parse('the file server also serves "{name}" of {size:d} bytes'))
+def _(world: Any, name: str, size: int) -> None:
+    world.notes["file server"].files[name] = (b"x" * size, "application/octet-stream")
+
+
+@given("the file server redirects every request to another file server")
+def _(world: Any, request: pytest.FixtureRequest) -> None:
+    other = _file_server(world, request, "other file server")
+    world.notes["file server"].redirect_to = other.file_url("plan.pdf")
+
+
+def _send_url(world: Any, url: str, text: str) -> None:
+    message = text_message(text)
+    message["parts"].append({"url": url, "filename": url.rsplit("/", 1)[-1]})
+    send(world, message)
+
+
+@when(parsers.parse('the caller sends the URL of "{name}" with the text "{text}"'))
+def _(world: Any, name: str, text: str) -> None:
+    server = world.notes["file server"]
+    world.notes["file_bytes"] = server.files[name][0]
+    _send_url(world, server.file_url(name), text)
+
+
+@when(parsers.parse('the caller sends the URL of "{name}" on "{host}", a name that resolves to 127.0.0.1'))
+def _(world: Any, name: str, host: str) -> None:
+    _send_url(world, world.notes["file server"].file_url(name).replace("localhost", host), "Here")
+
+
+@when(parsers.parse('the caller sends the file URL "{url}" with the text "{text}"'))
+def _(world: Any, url: str, text: str) -> None:
+    _send_url(world, url, text)
+
+
+@then(parsers.parse('the inbox holds the file as "{pattern}" with the bytes served'))
+def _(world: Any, pattern: str) -> None:
+    saved = inbox_files(world)
+    assert len(saved) == 1, saved
+    expected = re.escape(pattern).replace(re.escape("<yyyymmdd-hhmmss>"), INBOX_STAMP)
+    assert re.fullmatch(expected, saved[0].name), f"{saved[0].name} does not match {pattern}"
+    assert saved[0].read_bytes() == world.notes["file_bytes"]
+    world.notes["saved"] = f"inbox/{saved[0].name}"
+
+
+@then(parsers.parse('the error names the file part\'s URL, saying "{why}"'))
+def _(world: Any, why: str) -> None:
+    # the 1.0 name of the part's URL, and its 0.3 names (JSON-RPC `file.uri`, the 0.3 proto's `fileWithUri`)
+    field = {"1.0": "message.parts[1].url", "jsonrpc-0.3": "message.parts[1].file.uri",
+             "rest-0.3": "message.content[1].file.fileWithUri"}[
+        "1.0" if world.protocol.version == "1.0" else f"{world.protocol.binding}-0.3"]
+    error = world.reply.error
+    assert error is not None, "expected an error"
+    found = {v["field"]: v["description"] for v in error.violations}
+    assert field in found, f"no violation for {field!r}; violations: {found}"
+    assert why in found[field], f"{field}: {found[field]!r} does not say {why!r}"
+
+
+@then("nothing was saved to the inbox")
+def _(world: Any) -> None:
+    assert inbox_files(world) == []
+
+
+@then(parsers.re(r"the (?P<name>file server|other file server) was never asked$"))
+def _(world: Any, name: str) -> None:
+    assert world.notes[name].requests() == []

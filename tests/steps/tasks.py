@@ -282,6 +282,12 @@ def _(world: Any, text: str) -> None:
     assert status_text(the_task(world)) == text
 
 
+@then(parsers.parse('the task\'s status message mentions "{text}"'))
+def _(world: Any, text: str) -> None:
+    said = status_text(the_task(world))
+    assert text in said, said
+
+
 @then(parsers.re(r"the task has (?P<count>\d+) messages? in its history$"))
 def _(world: Any, count: str) -> None:
     history = the_task(world).get("history", [])

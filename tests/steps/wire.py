@@ -179,8 +179,6 @@ SITUATIONS: dict[str, Any] = {
     "canceling a completed task": lambda world: ("CancelTask", {"id": _completed_task(world)}),
     # an error found before a stream starts is a plain answer (DIGEST §10), so it is read like a unary one
     "subscribing to a completed task": lambda world: ("SubscribeToTask", {"id": _completed_task(world)}),
-    "creating a push config": ("CreateTaskPushNotificationConfig",
-                               {"taskId": UNKNOWN_TASK, "url": "https://example.com/hook"}),
     "sending A2A-Version 9.9": ("GetExtendedAgentCard", {}),
     "sending a message with no parts": ("SendMessage", {"message": {"messageId": "m1", "role": "ROLE_USER",
                                                                    "parts": []}}),

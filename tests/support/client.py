@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 from httpx_sse import connect_sse
 
+from support.push import from_v03_config, to_v03_config
 from support.schemas import assert_valid
 from support.v03 import from_v03, to_v03_message
 from support.v03_rest import ROUTES as V03_REST_ROUTES
@@ -53,6 +54,10 @@ V03_METHODS = {
     "GetTask": ("tasks/get", "Task"), "CancelTask": ("tasks/cancel", "Task"),
     "SubscribeToTask": ("tasks/resubscribe", None), "GetExtendedAgentCard": ("agent/getAuthenticatedExtendedCard",
                                                                             "AgentCard"),
+    "CreateTaskPushNotificationConfig": ("tasks/pushNotificationConfig/set", "TaskPushNotificationConfig"),
+    "GetTaskPushNotificationConfig": ("tasks/pushNotificationConfig/get", "TaskPushNotificationConfig"),
+    "ListTaskPushNotificationConfigs": ("tasks/pushNotificationConfig/list", None),
+    "DeleteTaskPushNotificationConfig": ("tasks/pushNotificationConfig/delete", None),
 }
 
 
@@ -170,6 +175,8 @@ class A2AClient:
     def _checked_result(self, operation: str, result: Any) -> Any:
         if self.version == "0.3":
             _validate_v03(operation, result)
+            if "PushNotificationConfig" in operation:
+                return _from_v03_push(operation, result)
             return from_v03(operation, result)
         schema = REST_ROUTES[operation][3] if operation in REST_ROUTES else None
         if schema:
@@ -266,15 +273,40 @@ def _validate_v03(operation: str, result: Any) -> None:
     if operation == "SendMessage":
         assert_valid(result, V03 + _V03_KINDS[result["kind"]])
         return
+    if operation == "ListTaskPushNotificationConfigs":
+        assert isinstance(result, list), f"tasks/pushNotificationConfig/list answers an array, not {result!r}"
+        for config in result:
+            assert_valid(config, V03 + "TaskPushNotificationConfig")
+        return
+    if operation == "DeleteTaskPushNotificationConfig":
+        assert result is None, f"tasks/pushNotificationConfig/delete answers null, not {result!r}"
+        return
     schema = V03_METHODS[operation][1]
     if schema:
         assert_valid(result, V03 + schema)
 
 
+def _from_v03_push(operation: str, result: Any) -> Any:
+    if operation == "ListTaskPushNotificationConfigs":
+        return {"configs": [from_v03_config(c["taskId"], c["pushNotificationConfig"]) for c in result]}
+    if operation == "DeleteTaskPushNotificationConfig":
+        return {}
+    return from_v03_config(result["taskId"], result["pushNotificationConfig"])
+
+
 def _params_v03(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    if operation == "CreateTaskPushNotificationConfig":
+        config = {k: v for k, v in params.items() if k != "taskId"}
+        return {"taskId": params["taskId"], "pushNotificationConfig": to_v03_config(config)}
+    if operation in ("GetTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"):
+        return {"id": params["taskId"], "pushNotificationConfigId": params["id"]}
+    if operation == "ListTaskPushNotificationConfigs":
+        return {"id": params["taskId"]}
     if operation in ("SendMessage", "SendStreamingMessage"):
         converted: dict[str, Any] = {"message": to_v03_message(params["message"])}
         configuration = dict(params.get("configuration") or {})
+        if "taskPushNotificationConfig" in configuration:
+            configuration["pushNotificationConfig"] = to_v03_config(configuration.pop("taskPushNotificationConfig"))
         if "returnImmediately" in configuration:
             configuration["blocking"] = not configuration.pop("returnImmediately")
         if configuration:

@@ -13,8 +13,10 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import create_app
 from reference_server.domain.callers import Workspace
+from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings
+from support.webhook import client_ssl_context, test_resolver
 
 
 class WorkspaceRegistry:
@@ -49,13 +51,19 @@ class LiveServer:
         self.notifier = LoggingNotifier() if with_notifier else None
         self.settings = settings
         self.inbound: list[dict[str, Any]] = []  # every a2a.inbound payload, with the session's scope
+        self.push_waits: list[float] = []  # what push retries asked to wait (recorded, not slept)
+        outbound = Outbound(allow_private=settings.allow_private_push_urls, ssl_context=client_ssl_context(),
+                            resolver=test_resolver, timeout=5.0)
         self.app = create_app(settings, self.workspaces, notifier=self.notifier,
-                              on_session_open=self._watch_bus)
+                              on_session_open=self._watch_bus, outbound=outbound, push_sleep=self._push_wait)
         options = {**uvicorn_options(settings), "timeout_graceful_shutdown": 2}  # served as the command serves
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)
         self.url = ""
+
+    async def _push_wait(self, seconds: float) -> None:
+        self.push_waits.append(seconds)
 
     def _watch_bus(self, session: AgentSession) -> None:
         """Record a2a.inbound { hops, caller } of every session, with how many prompts it had already seen."""
@@ -84,4 +92,4 @@ class LiveServer:
 
 def settings_for(**overrides: Any) -> Settings:
     """Test settings: loopback, private push URLs allowed, everything else as in production."""
-    return Settings(allow_private_push_urls=True, **overrides)
+    return Settings(**{"allow_private_push_urls": True, **overrides})

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from support.push import from_v03_config, to_v03_config
 from support.schemas import assert_valid
 
 V03_PROTO = "urn:a2a:v0.3-proto#/$defs/"
@@ -22,6 +23,14 @@ ROUTES = {
     "CancelTask": ("POST", "/tasks/{id}:cancel", "body", "Task"),
     "SubscribeToTask": ("POST", "/tasks/{id}:subscribe", "body", "StreamResponse"),
     "GetExtendedAgentCard": ("GET", "/card", "query", "AgentCard"),
+    "CreateTaskPushNotificationConfig": ("POST", "/tasks/{taskId}/pushNotificationConfigs", "body",
+                                         "TaskPushNotificationConfig"),
+    "GetTaskPushNotificationConfig": ("GET", "/tasks/{taskId}/pushNotificationConfigs/{id}", "query",
+                                      "TaskPushNotificationConfig"),
+    "ListTaskPushNotificationConfigs": ("GET", "/tasks/{taskId}/pushNotificationConfigs", "query",
+                                        "ListTaskPushNotificationConfigResponse"),
+    "DeleteTaskPushNotificationConfig": ("DELETE", "/tasks/{taskId}/pushNotificationConfigs/{id}", "query",
+                                         None),  # google.protobuf.Empty: `{}`
 }
 
 
@@ -29,9 +38,17 @@ ROUTES = {
 
 
 def to_proto_params(operation: str, params: dict[str, Any]) -> dict[str, Any]:
+    if operation == "CreateTaskPushNotificationConfig":
+        # what the a2a-sdk's 0.3 REST transport sends (proto field names): {parent, config_id, config}
+        task_id = params["taskId"]
+        config = to_v03_config({k: v for k, v in params.items() if k != "taskId"})
+        return {"taskId": task_id, "parent": f"tasks/{task_id}", "config_id": config.get("id", ""),
+                "config": {"name": "", "push_notification_config": config}}
     if operation not in ("SendMessage", "SendStreamingMessage"):
         return params
     configuration = dict(params.get("configuration") or {})
+    if "taskPushNotificationConfig" in configuration:
+        configuration["pushNotification"] = to_v03_config(configuration.pop("taskPushNotificationConfig"))
     # 0.3 proto `bool blocking`: absent means false, so it is always sent, as both SDKs do
     configuration["blocking"] = not configuration.pop("returnImmediately", False)
     body = {"message": _message_out(params["message"]), "configuration": configuration}
@@ -74,7 +91,19 @@ def from_proto(name: str, payload: Any) -> Any:
         return _task(payload)
     if name in ("SendMessageResponse", "StreamResponse"):
         return _stream_response(payload)
+    if name == "TaskPushNotificationConfig":
+        return _push_config(payload)
+    if name == "ListTaskPushNotificationConfigResponse":
+        return {"configs": [_push_config(config) for config in payload.get("configs", [])]}
     return payload  # AgentCard: the steps read only fields both versions name alike
+
+
+def _push_config(payload: dict[str, Any]) -> dict[str, Any]:
+    # name = tasks/{taskId}/pushNotificationConfigs/{id}
+    _, task_id, _, config_id = payload["name"].split("/")
+    flat = from_v03_config(task_id, payload["pushNotificationConfig"])
+    assert flat.get("id") == config_id, f"{payload['name']} names another config than {flat.get('id')}"
+    return flat
 
 
 def _stream_response(payload: dict[str, Any]) -> dict[str, Any]:

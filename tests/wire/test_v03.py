@@ -107,7 +107,8 @@ def test_every_part_kind_and_field() -> None:
     assert request.message.reference_task_ids == ["t0"]
     assert request.configuration.history_length == 2
     assert request.configuration.push_config == PushConfig(
-        url="https://hook", id="p1", token="tok", authentication=AuthenticationInfo("Bearer", "secret")
+        url="https://hook", id="p1", token="tok", authentication=AuthenticationInfo("Bearer", "secret"),
+        a2a_version="0.3",
     )
     assert request.metadata == {"top": 1}
 
@@ -196,7 +197,7 @@ def test_set_push_config() -> None:
         "pushNotificationConfig": {"url": "https://hook", "authentication": {"schemes": ["Bearer"]}},
     }
     assert v03.decode_set_push_config(params) == PushConfig(
-        url="https://hook", task_id="t1", authentication=AuthenticationInfo("Bearer")
+        url="https://hook", task_id="t1", authentication=AuthenticationInfo("Bearer"), a2a_version="0.3"
     )
     assert violations(v03.decode_set_push_config, {}) == {
         "taskId": "is required",
@@ -352,6 +353,7 @@ def test_encode_push_config() -> None:
         task_id="t1",
         token="tok",
         authentication=AuthenticationInfo("Bearer", "secret"),
+        a2a_version="0.3",
     )
     encoded = v03.encode_push_config(config)
     assert encoded == {

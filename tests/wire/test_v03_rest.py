@@ -105,7 +105,8 @@ def test_a_body_the_sdk_proto_writes() -> None:
         assert configuration.accepted_output_modes == ["text/plain"]
         assert configuration.history_length == 2 and configuration.return_immediately is False
         assert configuration.push_config == PushConfig(
-            url="https://hook", id="p1", token="tok", authentication=AuthenticationInfo("Bearer", "secret"))
+            url="https://hook", id="p1", token="tok", authentication=AuthenticationInfo("Bearer", "secret"),
+            a2a_version="0.3")
         assert request.metadata == {"top": 1}
 
 
@@ -292,7 +293,7 @@ def test_agent_card() -> None:
     assert (encoded["url"], encoded["preferredTransport"]) == ("https://h/a2a", "JSONRPC")
     assert encoded["additionalInterfaces"] == [{"url": "https://h/a2a", "transport": "JSONRPC"},
                                                {"url": "https://h/a2a", "transport": "HTTP+JSON"}]
-    assert encoded["capabilities"] == {"streaming": True, "pushNotifications": False}
+    assert encoded["capabilities"] == {"streaming": True, "pushNotifications": True}
     assert encoded["supportsAuthenticatedExtendedCard"] is True
     assert encoded["securitySchemes"]["apiKey"] == {"apiKeySecurityScheme": {
         "description": "The key the agent's owner gave you, in the X-API-Key header.",

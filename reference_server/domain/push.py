@@ -1,0 +1,61 @@
+"""Push notification configs (A2A §3.1.7-3.1.10, §4.3.3): checked, kept in the task file, handed to a sender.
+
+A config belongs to one task of one caller; its URL must be https (http and private addresses only with
+A2A__AllowPrivatePushUrls). How a push is sent is the sender's business; the domain says when: each time the
+task enters a new state, never per artifact chunk (design deviation "Push payload and trigger").
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Protocol
+
+from reference_server.domain.errors import FieldViolation, InvalidParams
+from reference_server.domain.model import PushConfig
+from reference_server.domain.task_store import StoredTask
+from reference_server.outbound import url_problem
+from reference_server.settings import Settings
+
+Change = Callable[[StoredTask], bool]
+
+
+class PushSender(Protocol):
+    def notify(self, stored: StoredTask) -> None:
+        """The task entered a new state: send it to each of its configs, later and in state order; never blocks
+        and never raises."""
+        ...
+
+
+def checked(config: PushConfig, settings: Settings, field: str) -> PushConfig:
+    """The config with an id (the server's when the caller gave none); InvalidParams names `field` when its URL
+    may not be used (the connect-time address check happens again on every delivery)."""
+    problem = url_problem(config.url, allow_private=settings.allow_private_push_urls)
+    if problem is not None:
+        hint = "" if settings.allow_private_push_urls else " (A2A__AllowPrivatePushUrls allows http and private hosts)"
+        raise InvalidParams(violations=[FieldViolation(field, problem + hint)])
+    return replace(config, id=config.id or str(uuid.uuid4()))
+
+
+def put_config(config: PushConfig) -> Change:
+    """Add the config to a task, or replace the one with its id (0.3 `set` sets or updates)."""
+
+    def change(stored: StoredTask) -> bool:
+        kept = [c for c in stored.push_configs if c.id != config.id]
+        stored.push_configs = [*kept, replace(config, task_id=stored.task.id)]
+        return True
+
+    return change
+
+
+def drop_config(config_id: str) -> Change:
+    """Remove the config with this id; no such config is no change (A2A §3.1.10: delete is idempotent)."""
+
+    def change(stored: StoredTask) -> bool:
+        kept = [c for c in stored.push_configs if c.id != config_id]
+        changed = len(kept) != len(stored.push_configs)
+        stored.push_configs = kept
+        return changed
+
+    return change
