@@ -18,10 +18,11 @@ from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.agent.provider import Provider
 from reference_server.agent.session import AgentSession, SessionFactory
-from reference_server.bindings import jsonrpc, rest
+from reference_server.bindings import jsonrpc, push_receiver, rest
 from reference_server.bindings.auth import authenticated, caller_of
 from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
+from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
 from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
@@ -64,8 +65,10 @@ def create_app(
     on_session_open: Callable[[AgentSession], None] | None = None,
     outbound: Outbound | None = None,
     push_sleep: Sleep = asyncio.sleep,
+    on_push: OnPush | None = None,
 ) -> Application:
-    """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound).
+    """The app; on_session_open sees every session the pool opens (its event bus carries a2a.inbound);
+    on_push(watch_id, token, body) receives the pushes to POST /a2a/push/{watchId} (None: every push is 404).
 
     outbound is the guarded HTTP client for push deliveries and file downloads (tests give one that trusts their
     test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
@@ -89,6 +92,7 @@ def create_app(
     app.router.add_post("/a2a", guard(jsonrpc_endpoint, "jsonrpc"))  # BlackSheep also matches the trailing slash
     app.router.add_get("/a2a", guard(jsonrpc.not_posted, "jsonrpc"))
     rest.mount(app.router, scope_for, guard)
+    push_receiver.mount(app.router, settings, on_push)  # no key guard: the watch's token authenticates a push
     card = public_card_endpoint(settings)
     app.router.add_get("/.well-known/agent-card.json", card)
     app.router.add_head("/.well-known/agent-card.json", card)

@@ -19,6 +19,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
 from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace, read_callers
+from reference_server.domain.watches import WorkspaceWatches
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
 
@@ -124,7 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 2
         single = Workspace(path, owner_id="owner", scope_prefix=settings.scope_prefix)
         workspaces = lambda: [single]  # noqa: E731
-    app = create_app(settings, workspaces, notifier=LoggingNotifier())
+    # pushes go to the watches of the workspace (owner-host mode: of the first owner's workspace listing the watch)
+    app = create_app(settings, workspaces, notifier=LoggingNotifier(), on_push=WorkspaceWatches(workspaces))
     print(banner(settings, path, key), flush=True)
     tune_runtime()
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))

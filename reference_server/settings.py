@@ -29,6 +29,7 @@ class Settings:
     card_description: str = "A general-purpose assistant reachable over A2A."
     hybrid_card: bool = False
     max_body_bytes: int = 16 * 1024 * 1024
+    max_push_bytes: int = 1024 * 1024
     max_json_depth: int = 64
     max_parts: int = 100
     max_metadata_bytes: int = 64 * 1024
@@ -140,6 +141,8 @@ KEYS: tuple[_Key, ...] = (
          "add the 0.3 top-level fields to the public card"),
     _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, _BYTES,
          "largest request body accepted"),
+    _Key("max_push_bytes", "MaxPushBytes", "--max-push-bytes", _parse_positive_int, _BYTES,
+         "largest push notification body the push receiver accepts"),
     _Key("header_timeout", "HeaderTimeout", "--header-timeout", _parse_timespan,
          _A_TIMESPAN, "close a connection whose request headers take longer"),
     _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,

@@ -1,9 +1,14 @@
-"""The composition root picks the provider the settings ask for."""
+"""The composition root: the provider the settings ask for, the start-up sweep, the push receiver's on_push."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
+import httpx
+import pytest
 from support.live import LiveServer, settings_for
 
 from reference_server.agent.openai_compat import OpenAICompatibleProvider
@@ -39,3 +44,63 @@ def test_a_start_removes_the_temp_files_of_interrupted_writes(tmp_path: Path) ->
         assert sorted(p.name for p in tasks.iterdir()) == sorted(["notes.tmp", f"{task_id}.json"])
     finally:
         server.stop()
+
+
+class RecordingOnPush:
+    """An on_push that records its calls and answers as told (raises when told to)."""
+
+    def __init__(self, answer: bool | Exception) -> None:
+        self.answer = answer
+        self.calls: list[tuple[str, str | None, Any]] = []
+
+    async def __call__(self, watch_id: str, token: str | None, body: Any) -> bool:
+        self.calls.append((watch_id, token, body))
+        if isinstance(self.answer, Exception):
+            raise self.answer
+        return self.answer
+
+
+@contextmanager
+def serving(on_push: RecordingOnPush | None) -> Iterator[httpx.Client]:
+    server = LiveServer(settings_for(), on_push_for=lambda _: on_push).start()
+    try:
+        with httpx.Client(base_url=server.url + server.push_prefix, timeout=10) as client:
+            yield client
+    finally:
+        server.stop()
+
+
+def test_on_push_gets_the_watch_the_token_header_and_the_parsed_body() -> None:
+    on_push = RecordingOnPush(True)
+    with serving(on_push) as client:
+        assert client.post("/w-1", json={"task": {"id": "t1"}},
+                           headers={"X-A2A-Notification-Token": "t1"}).status_code == 204
+        assert client.post("/w-1", json=[1, 2.5, None]).status_code == 204  # no token, no caller key needed
+        assert client.post("/w-1", json={}, headers={"X-A2A-Notification-Token": ""}).status_code == 204
+    assert on_push.calls == [("w-1", "t1", {"task": {"id": "t1"}}), ("w-1", None, [1, 2.5, None]), ("w-1", None, {})]
+
+
+def test_a_refused_push_and_a_token_sent_twice_are_not_found() -> None:
+    on_push = RecordingOnPush(False)
+    with serving(on_push) as client:
+        refused = client.post("/w-1", json={})
+        twice = client.post("/w-1", json={}, headers=[("X-A2A-Notification-Token", "a"),
+                                                      ("X-A2A-Notification-Token", "b")])
+    assert refused.status_code == twice.status_code == 404
+    not_found = {"error": {"code": 404, "status": "NOT_FOUND", "message": "Watch not found"}}
+    assert refused.json() == twice.json() == not_found
+    assert len(on_push.calls) == 1  # the token sent twice never reached on_push
+
+
+def test_without_on_push_every_push_is_not_found() -> None:
+    with serving(None) as client:
+        answer = client.post("/w-1", json={}, headers={"X-A2A-Notification-Token": "t1"})
+    assert answer.status_code == 404 and answer.json()["error"]["message"] == "Watch not found"
+
+
+def test_an_on_push_that_fails_is_an_internal_error_and_a_log_line(caplog: pytest.LogCaptureFixture) -> None:
+    with serving(RecordingOnPush(OSError("disk full"))) as client:
+        answer = client.post("/w-1", json={}, headers={"X-A2A-Notification-Token": "t_secret"})
+    assert answer.status_code == 500 and answer.json()["error"]["message"] == "Internal error"
+    assert "disk full" not in answer.text
+    assert "on_push failed for watch w-1" in caplog.text and "t_secret" not in caplog.text

@@ -110,6 +110,27 @@ def test_the_readme_curl_examples_work(demo: Served) -> None:
     assert jsonrpc["result"]["name"] == "Reference demo assistant"
 
 
+def _watch(workspace: Path, watch_id: str, token: str) -> None:
+    a2a = workspace / ".volcanic" / "a2a"
+    a2a.mkdir(parents=True, exist_ok=True)
+    (a2a / "watches.json").write_text(json.dumps([{"id": watch_id, "token": token}]))
+
+
+def _pushed(port: int, watch_id: str, token: str) -> int:
+    answer = httpx.post(f"http://127.0.0.1:{port}/a2a/push/{watch_id}", json={"task": {"id": "t1"}},
+                        headers={"X-A2A-Notification-Token": token})
+    return answer.status_code
+
+
+def test_the_served_workspace_takes_pushes_for_its_watches(demo: Served, tmp_path: Path) -> None:
+    workspace = tmp_path / "state" / "a2a-reference-server" / "demo-workspace"
+    _watch(workspace, "build-status", "t_build")
+    assert _pushed(demo.port, "build-status", "t_wrong") == 404
+    assert _pushed(demo.port, "build-status", "t_build") == 204
+    [line] = (workspace / ".volcanic" / "a2a" / "pushes" / "build-status.jsonl").read_text().splitlines()
+    assert json.loads(line)["body"] == {"task": {"id": "t1"}}
+
+
 def test_the_demo_key_survives_a_restart(tmp_path: Path) -> None:
     keys = []
     for _ in range(2):
@@ -147,6 +168,13 @@ def test_a_workspace_root_serves_each_owner_folder_and_sees_new_ones(tmp_path: P
 
         assert card("k_alice").json()["name"] == "Alice's assistant"
         assert card("k_shared").json()["name"] == "Bob's assistant"
+        # a push goes to the first owner (by folder name) whose watches.json lists the watch
+        _watch(root / "alice", "shared", "t_alice")
+        _watch(root / "bob", "shared", "t_bob")
+        assert _pushed(served.port, "shared", "t_bob") == 404
+        assert _pushed(served.port, "shared", "t_alice") == 204
+        assert (root / "alice" / ".volcanic" / "a2a" / "pushes" / "shared.jsonl").exists()
+        assert not (root / "bob" / ".volcanic" / "a2a" / "pushes").exists()
         _owner(root, "carol", "k_shared", "Carol's assistant")  # no restart: the next request sees carol
         assert card("k_shared").status_code == 401
     finally:
@@ -154,6 +182,7 @@ def test_a_workspace_root_serves_each_owner_folder_and_sees_new_ones(tmp_path: P
         served.process.wait(10)
     log = (tmp_path / f"server-{served.port}.log").read_text()
     assert "(owners: bob, carol)" in log and "k_shared" not in log
+    assert "push for watch shared recorded" in log and "t_alice" not in log and "t_bob" not in log
 
 
 def test_a_workspace_and_a_workspace_root_are_exclusive(tmp_path: Path) -> None:

@@ -53,12 +53,16 @@ def _parse_constant(name: str) -> Any:
 _SURROGATE = re.compile("[\ud800-\udfff]")  # what is left of a \uD8xx escape with no partner: not UTF-8
 
 
-async def read_json(request: Request, settings: Settings, *, limit: int | None = None, blank: Any = None) -> Any:
-    """The request's body as JSON: the one reader of both bindings, every version and the auth gate.
+async def read_json(request: Request, settings: Settings, *, limit: int | None = None, limit_name: str = "MaxBodyBytes",
+                    blank: Any = None) -> Any:
+    """The request's body as JSON: the one reader of both bindings, every version, the auth gate and the push
+    receiver.
 
-    limit: bytes, when lower than A2A__MaxBodyBytes; blank: what an empty body reads as (None: a parse error).
+    limit: bytes, instead of A2A__MaxBodyBytes; limit_name: the setting a refusal names (A2A__<limit_name>);
+    blank: what an empty body reads as (None: a parse error).
     """
-    body = await read_body(request, limit or settings.max_body_bytes, settings.body_timeout.total_seconds())
+    body = await read_body(request, settings.max_body_bytes if limit is None else limit,
+                           settings.body_timeout.total_seconds(), limit_name)
     if blank is not None and not body.strip():
         return blank
     return parse_json(body, max_depth=settings.max_json_depth)
@@ -116,12 +120,12 @@ def json_response(body: Any, status: int = 200, content_type: bytes = JSON) -> R
     return Response(status, [(b"Cache-Control", b"no-store")], Content(content_type, dumps(body)))
 
 
-async def read_body(request: Request, limit: int, timeout: float) -> bytes:
-    """The whole body, refused before parsing when it is larger than `limit` bytes or slower than `timeout`
-    seconds to arrive (a client that dribbles its body holds nothing for long)."""
+async def read_body(request: Request, limit: int, timeout: float, limit_name: str = "MaxBodyBytes") -> bytes:
+    """The whole body, refused before parsing when it is larger than `limit` bytes (the setting A2A__<limit_name>)
+    or slower than `timeout` seconds to arrive (a client that dribbles its body holds nothing for long)."""
     declared = request.get_first_header(b"Content-Length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
-        raise _too_large(int(declared), limit)
+        raise _too_large(int(declared), limit, limit_name)
     chunks: list[bytes] = []
     size = 0
     try:
@@ -130,16 +134,16 @@ async def read_body(request: Request, limit: int, timeout: float) -> bytes:
             async for chunk in request.stream():  # type: ignore[attr-defined]
                 size += len(chunk)
                 if size > limit:
-                    raise _too_large(size, limit)
+                    raise _too_large(size, limit, limit_name)
                 chunks.append(chunk)
     except TimeoutError:
         raise BodyTimeout(f"Request body too slow: not all there after {timeout:g} s (A2A__BodyTimeout)") from None
     return b"".join(chunks)
 
 
-def _too_large(size: int, limit: int) -> PayloadTooLarge:
+def _too_large(size: int, limit: int, limit_name: str) -> PayloadTooLarge:
     return PayloadTooLarge(
-        f"Request body too large: {size} bytes or more; the limit is {limit} bytes (A2A__MaxBodyBytes)"
+        f"Request body too large: {size} bytes or more; the limit is {limit} bytes (A2A__{limit_name})"
     )
 
 

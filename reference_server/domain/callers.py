@@ -43,6 +43,14 @@ class Workspace:
     def tasks_dir(self) -> Path:
         return self.a2a_dir / "tasks"
 
+    @cached_property
+    def watches_file(self) -> Path:
+        return self.a2a_dir / "watches.json"
+
+    @cached_property
+    def pushes_dir(self) -> Path:
+        return self.a2a_dir / "pushes"
+
 
 @dataclass(frozen=True)
 class CallerEntry:

@@ -141,6 +141,12 @@ class Unauthenticated(A2AError):
     default_message = "Authentication required"
 
 
+class WatchNotFound(A2AError):
+    """A push for a watch that does not exist or whose token does not match (indistinguishable)."""
+
+    default_message = "Watch not found"
+
+
 @dataclass(frozen=True)
 class WireError:
     """How one error class appears on each binding."""
@@ -154,8 +160,8 @@ class WireError:
 # The error table: A2A v1.0.1 §5.4 for A2A errors, JSON-RPC 2.0 + §3.3.2 for the generic ones.
 # Reasons follow §10.6/§11.6 (the error type in UPPER_SNAKE_CASE without "Error"), so a REST client can
 # tell errors that share HTTP 400 apart; InternalError uses INTERNAL_ERROR as the official SDKs do.
-# -32000 (server error range) carries the errors A2A gives no code to: auth and body size; they have
-# no A2A reason, so no ErrorInfo.
+# -32000 (server error range) carries the errors A2A gives no code to: auth, body size and the push
+# receiver's not-found (an HTTP-only endpoint); they have no A2A reason, so no ErrorInfo.
 ERROR_TABLE: dict[type[A2AError], WireError] = {
     ParseError: WireError(-32700, 400, "INVALID_ARGUMENT", "JSON_PARSE"),
     InvalidRequest: WireError(-32600, 400, "INVALID_ARGUMENT", "INVALID_REQUEST"),
@@ -182,6 +188,7 @@ ERROR_TABLE: dict[type[A2AError], WireError] = {
     PayloadTooLarge: WireError(-32600, 413, "INVALID_ARGUMENT", None),
     BodyTimeout: WireError(-32600, 408, "DEADLINE_EXCEEDED", None),
     Unauthenticated: WireError(-32000, 401, "UNAUTHENTICATED", None),
+    WatchNotFound: WireError(-32000, 404, "NOT_FOUND", None),
 }
 
 

@@ -393,6 +393,10 @@ GOOD_OWN_FILES: list[tuple[str, Any]] = [
     ),
     ("card", {}),  # every member is optional: the server falls back (design: Fallbacks)
     ("task-file", TASK_FILE),
+    ("watches", [{"id": "build-status", "token": "t_7f3a", "description": "CI"}, {"id": "open", "extra": 1}]),
+    ("watches", []),
+    ("push-log", {"receivedAt": "2026-11-30T02:06:33.726Z", "watch": "build-status", "body": {"task": TASK}}),
+    ("push-log", {"receivedAt": "2026-11-30T02:06:33.726Z", "watch": "w", "body": None}),  # any JSON value
 ]
 
 BAD_OWN_FILES: list[tuple[str, str, Any, str]] = [
@@ -416,6 +420,21 @@ BAD_OWN_FILES: list[tuple[str, str, Any, str]] = [
         {**TASK_FILE, "pushConfigs": [{"id": "p1"}]},
         "$.pushConfigs[0]: 'url' is a required property",
     ),
+    ("watch id with a dot", "watches", [{"id": "build.status"}], "does not match"),
+    ("watch id of 101 characters", "watches", [{"id": "w" * 101}], "does not match"),
+    ("watch without id", "watches", [{"token": "t"}], "'id' is a required property"),
+    ("empty watch token", "watches", [{"id": "w", "token": ""}], "should be non-empty"),
+    ("watches as an object", "watches", {"w": {"token": "t"}}, "is not of type 'array'"),
+    (
+        "push log time with an offset",
+        "push-log",
+        {"receivedAt": "2026-11-30T02:06:33.726+00:00", "watch": "w", "body": {}},
+        "does not match",
+    ),
+    ("push log without body", "push-log", {"receivedAt": "2026-11-30T02:06:33.726Z", "watch": "w"},
+     "'body' is a required property"),
+    ("push log with the token", "push-log",
+     {"receivedAt": "2026-11-30T02:06:33.726Z", "watch": "w", "body": {}, "token": "t"}, "('token' was unexpected)"),
     (
         "task file without status",
         "task-file",
@@ -446,3 +465,15 @@ def test_task_file_covers_every_task_field() -> None:
     listed = load(SCHEMA_DIR / "task-file.json")["$defs"]["task"]
     assert set(listed["properties"]) == set(task["properties"])
     assert listed["required"] == task["required"]
+
+
+def documented_json(doc: str, heading: str) -> list[Any]:
+    """The ```json blocks of one section of a doc, parsed."""
+    section = (ROOT / "docs" / doc).read_text(encoding="utf-8").split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0]
+    return [json.loads(block.split("```", 1)[0]) for block in section.split("```json\n")[1:]]
+
+
+def test_the_documented_watches_file_and_push_log_line_are_valid() -> None:
+    watches, line = documented_json("workspace.md", "watches.json and the push logs")
+    assert_valid(watches, "urn:reference-server:watches")
+    assert_valid(line, "urn:reference-server:push-log")

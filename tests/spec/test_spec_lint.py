@@ -14,8 +14,8 @@ ROOT = Path(__file__).resolve().parents[2]
 FEATURES = sorted((ROOT / "spec" / "features").glob("*.feature"))
 # binding-specific features may speak of routes, verbs and status codes; the others speak A2A
 BINDING_FEATURES = {"jsonrpc.feature", "rest.feature", "errors.feature"}
-# design tests whose behaviour belongs to a later issue (push notifications)
-PENDING_DESIGN_TESTS = {"PushReceiver_UnknownWatch_404"}
+# design tests whose behaviour belongs to a later issue (none now)
+PENDING_DESIGN_TESTS: set[str] = set()
 HTTP_WORDS = re.compile(r"\b(POST|GET|PUT|DELETE|HTTP \d{3})\b|/a2a|status code")
 
 

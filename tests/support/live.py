@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 import uvicorn
@@ -12,7 +12,9 @@ import uvicorn
 from reference_server.agent.notifier import LoggingNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import create_app
+from reference_server.bindings.push_receiver import OnPush
 from reference_server.domain.callers import Workspace
+from reference_server.domain.watches import WorkspaceWatches
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings
@@ -45,8 +47,10 @@ class LiveServer:
 
     jsonrpc_path = "/a2a"  # the card's interface URLs, relative to the server
     rest_prefix = "/a2a/v1"
+    push_prefix = "/a2a/push"  # the push receiver: <push_prefix>/<watchId>
 
-    def __init__(self, settings: Settings, *, with_notifier: bool = True) -> None:
+    def __init__(self, settings: Settings, *, with_notifier: bool = True,
+                 on_push_for: Callable[[WorkspaceRegistry], OnPush | None] = WorkspaceWatches) -> None:
         self.workspaces = WorkspaceRegistry()
         self.notifier = LoggingNotifier() if with_notifier else None
         self.settings = settings
@@ -54,8 +58,9 @@ class LiveServer:
         self.push_waits: list[float] = []  # what push retries asked to wait (recorded, not slept)
         outbound = Outbound(allow_private=settings.allow_private_push_urls, ssl_context=client_ssl_context(),
                             resolver=test_resolver, timeout=5.0)
-        self.app = create_app(settings, self.workspaces, notifier=self.notifier,
-                              on_session_open=self._watch_bus, outbound=outbound, push_sleep=self._push_wait)
+        # by default pushes reach the watches of the scenarios' workspaces, as they reach an owner host's
+        self.app = create_app(settings, self.workspaces, notifier=self.notifier, on_session_open=self._watch_bus,
+                              outbound=outbound, push_sleep=self._push_wait, on_push=on_push_for(self.workspaces))
         options = {**uvicorn_options(settings), "timeout_graceful_shutdown": 2}  # served as the command serves
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)

@@ -1,0 +1,185 @@
+"""Steps about the push receiver: the owner's watches, pushes arriving for them, and each watch's log."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import httpx
+import pytest
+from pytest_bdd import given, parsers, then, when
+from support.schemas import assert_valid
+
+from steps.common import TIMESTAMP, add_workspace, workspace_of, write_json
+
+TOKEN_HEADER = "X-A2A-Notification-Token"
+WIRE_ERROR = "urn:reference-server:wire-errors#/$defs/RestError"
+
+
+def _watches(world: Any) -> list[dict[str, Any]]:
+    return json.loads(workspace_of(world).watches_file.read_text(encoding="utf-8"))
+
+
+def _tokens(world: Any) -> list[str]:
+    tokens: list[str] = world.notes.setdefault("tokens", [])
+    return tokens
+
+
+def _push(world: Any, watch: str, token: str | None, content: bytes | None = None) -> httpx.Response:
+    """A push as a remote agent's push sender makes it: the watch's URL, its token, no caller key."""
+    n = len(world.notes.setdefault("pushes", []))
+    body = {"statusUpdate": {"taskId": f"task-{n}", "contextId": "c-1", "status": {"state": "TASK_STATE_COMPLETED"}},
+            "note": f"push {n}, é"}
+    headers = {TOKEN_HEADER: token} if token is not None else {}
+    if content is None:
+        world.notes["pushes"].append(body)
+        content = json.dumps(body).encode()
+    world.notes["sent_at"] = world.notes.get("sent_at") or datetime.now(UTC)
+    response = world.http.post(f"{world.server.push_prefix}/{watch}", content=content,
+                               headers={**headers, "Content-Type": "application/json"})
+    world.notes["answer"] = response
+    return response
+
+
+def _refusal(world: Any, status: int) -> dict[str, Any]:
+    answer: httpx.Response = world.notes["answer"]
+    assert answer.status_code == status, (answer.status_code, answer.text)
+    body: dict[str, Any] = answer.json()
+    assert_valid(body, WIRE_ERROR)
+    return body["error"]  # type: ignore[no-any-return]
+
+
+def _log_lines(world: Any, watch: str) -> list[dict[str, Any]]:
+    """The log of the watch, in the workspace that lists it first; no other workspace has one."""
+    first, *others = world.workspaces.values()
+    assert not any((w.pushes_dir / f"{watch}.jsonl").exists() for w in others), "another workspace logged it"
+    path = first.pushes_dir / f"{watch}.jsonl"
+    assert path.exists(), f"no log at {path}"
+    text = path.read_text(encoding="utf-8")
+    assert text.endswith("\n"), "a log line ends with a newline"
+    lines = [json.loads(line) for line in text.splitlines()]
+    sent_at, now = world.notes["sent_at"], datetime.now(UTC)
+    for line in lines:
+        assert_valid(line, "urn:reference-server:push-log")
+        assert line["watch"] == watch, line
+        assert TIMESTAMP.match(line["receivedAt"]), line["receivedAt"]
+        received = datetime.fromisoformat(line["receivedAt"])
+        assert sent_at - timedelta(seconds=1) <= received <= now, (sent_at, received, now)
+    return lines
+
+
+# --- the owner's watches ---
+
+
+@given(parsers.parse('a workspace of "{owner}" that watches "{watch}" with the token "{token}"'))
+def _(world: Any, owner: str, watch: str, token: str) -> None:
+    workspace = add_workspace(world, owner, [])
+    write_json(workspace.watches_file, [{"id": watch, "token": token, "description": "CI of the web app"}])
+    _tokens(world).append(token)
+
+
+@given(parsers.parse('the workspace also watches "{watch}" with the token "{token}"'))
+def _(world: Any, watch: str, token: str) -> None:
+    write_json(workspace_of(world).watches_file, [*_watches(world), {"id": watch, "token": token}])
+    _tokens(world).append(token)
+
+
+@given(parsers.parse('the workspace also watches "{watch}" without a token'))
+def _(world: Any, watch: str) -> None:
+    write_json(workspace_of(world).watches_file, [*_watches(world), {"id": watch}])
+
+
+@given("the watches file is not valid JSON")
+def _(world: Any) -> None:
+    workspace_of(world).watches_file.write_text('[{"id": "build-status", "token": "' + _tokens(world)[0] + '"')
+
+
+@when(parsers.parse('the owner removes "{watch}" from the watches file'))
+def _(world: Any, watch: str) -> None:
+    write_json(workspace_of(world).watches_file, [w for w in _watches(world) if w["id"] != watch])
+
+
+@when(parsers.parse('the owner adds "{watch}" with the token "{token}" to the watches file'))
+def _(world: Any, watch: str, token: str) -> None:
+    write_json(workspace_of(world).watches_file, [*_watches(world), {"id": watch, "token": token}])
+
+
+# --- pushes arriving ---
+
+
+@when(parsers.re(r'a push notification arrives for "(?P<watch>[^"]*)" with the token "(?P<token>[^"]*)"$'))
+def _(world: Any, watch: str, token: str) -> None:
+    _push(world, watch, token)
+
+
+@when(parsers.re(r'a push notification arrives for "(?P<watch>[^"]*)" without a token$'))
+def _(world: Any, watch: str) -> None:
+    _push(world, watch, None)
+
+
+@when(parsers.parse('{count:d} push notifications arrive for "{watch}" with the token "{token}"'))
+def _(world: Any, count: int, watch: str, token: str) -> None:
+    for _n in range(count):
+        assert _push(world, watch, token).status_code == 204, world.notes["answer"].text
+
+
+@when(parsers.parse('a push notification of {mebibytes:d} MiB arrives for "{watch}" with the token "{token}"'))
+def _(world: Any, mebibytes: int, watch: str, token: str) -> None:
+    _push(world, watch, token, json.dumps({"note": "x" * (mebibytes * 1024 * 1024)}).encode())
+
+
+@when(parsers.parse('a push notification that is not JSON arrives for "{watch}" with the token "{token}"'))
+def _(world: Any, watch: str, token: str) -> None:
+    _push(world, watch, token, b'{"statusUpdate": ')
+
+
+# --- what the sender is told, and what the owner sees ---
+
+
+@then("the push is accepted")
+def _(world: Any) -> None:
+    answer: httpx.Response = world.notes["answer"]
+    assert answer.status_code == 204 and answer.content == b"", (answer.status_code, answer.text)
+
+
+@then("the push is refused as not found")
+def _(world: Any) -> None:
+    error = _refusal(world, 404)
+    assert error["status"] == "NOT_FOUND" and error["message"] == "Watch not found", error
+
+
+@then("the push is refused as too large, with the limit in the message")
+def _(world: Any) -> None:
+    error = _refusal(world, 413)
+    assert "Request body too large" in error["message"] and "A2A__MaxPushBytes" in error["message"], error
+
+
+@then("the push is refused as not JSON")
+def _(world: Any) -> None:
+    error = _refusal(world, 400)
+    assert error["details"][0]["reason"] == "JSON_PARSE", error
+
+
+@then(parsers.parse('the log of "{watch}" holds exactly that push'))
+def _(world: Any, watch: str) -> None:
+    assert [line["body"] for line in _log_lines(world, watch)] == world.notes["pushes"][-1:]
+
+
+@then(parsers.parse('the log of "{watch}" holds the {count:d} pushes in the order they arrived'))
+def _(world: Any, watch: str, count: int) -> None:
+    bodies = [line["body"] for line in _log_lines(world, watch)]
+    assert len(bodies) == count and bodies == world.notes["pushes"], bodies
+
+
+@then("no push is logged")
+def _(world: Any) -> None:
+    for workspace in world.workspaces.values():
+        assert not workspace.pushes_dir.exists(), sorted(p.name for p in workspace.pushes_dir.iterdir())
+
+
+@then("a warning names the watches file but not the token")
+def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+    warnings = "\n".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
+    assert str(workspace_of(world).watches_file) in warnings, warnings
+    assert not any(token in caplog.text for token in _tokens(world)), "a token reached a log line"
