@@ -123,10 +123,11 @@ class TaskRun:
     def set_question(self, question: str) -> None:
         self.question = question
 
-    def persist(self) -> None:
-        """Have the task written as it is now (not fsynced), before any later write of it: a client is about to
-        learn of it. Not waited for: only a final state must be on disk before a client is told."""
-        self.store.save_soon(self.stored)
+    async def persist(self) -> None:
+        """Write the task as it is now, before any later write of it: a client is about to learn of it. In the
+        file when this returns, so a kill -9 cannot lose a task a client knows; not fsynced (only a final state
+        must survive a power loss before a client is told, docs/workspace.md)."""
+        await self.store.save(self.stored, durable=False)
 
     def start(self, session: AgentSession | None, prompt: Prompt, message_id: str, tools: Sequence[Tool],
               *, failure: str | None = None) -> None:

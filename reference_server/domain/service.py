@@ -74,7 +74,7 @@ class A2AService:
         prepared.start()
         history_length = request.configuration.history_length
         if request.configuration.return_immediately:
-            run.persist()  # the caller learns of the task now: its file is written first
+            await run.persist()  # the caller learns of the task now: its file is written first
             return trim(run.task, history_length)
         # A2A §3.2.2: blocking waits for a terminal or interrupted state
         await run.done.wait()
@@ -84,7 +84,7 @@ class A2AService:
         prepared = await self._prepare(caller, request)
         snapshot, events = prepared.run.subscribe()  # the stream starts with the task as created
         prepared.start()
-        prepared.run.persist()
+        await prepared.run.persist()
         yield trim(snapshot, request.configuration.history_length)
         async for event in events:
             yield event
@@ -225,7 +225,7 @@ class A2AService:
         run = self.runs.run_of(task_id)
         if run is not None and run.caller == caller and change(run.stored):
             # a continuation started after the read: its copy of the task must not drop the change when saved
-            run.persist()
+            await run.persist()
         return stored
 
     # --- shared ---
