@@ -1,4 +1,5 @@
-"""`make conformance`: run spec/features and print the result per feature and per design test, per protocol."""
+"""`make conformance`: run spec/features, print the result per feature and per design test, per protocol, and
+write reports/conformance.json and the living documentation page reports/conformance.html."""
 
 from __future__ import annotations
 
@@ -7,19 +8,20 @@ import os
 import subprocess
 import sys
 from collections import defaultdict
+from datetime import UTC, datetime
 from pathlib import Path
+
+import conformance_html
 
 ROOT = Path(__file__).resolve().parents[1]
 REPORT = ROOT / "reports" / "conformance.json"
-PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "rest-0.3", "none-1.0")
+PAGE = ROOT / "reports" / "conformance.html"
+PROTOCOLS = conformance_html.PROTOCOLS
 
 
 def design_tests() -> list[str]:
     """Every test named in the design's Testing section (the markers registered in pyproject)."""
-    import tomllib
-
-    markers = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["pytest"]["ini_options"]["markers"]
-    return [m.split(":")[0] for m in markers if ": design test " in m]
+    return list(conformance_html.design_tests(ROOT))
 
 
 def outcome_of(results: list[dict[str, str]]) -> str:
@@ -74,7 +76,10 @@ def main() -> int:
     print("\n".join(table("Design test", by_design, design_tests())))
     print(f"\n{len(results)} results; design tests without a scenario yet: {len(missing)}"
           + (f" ({', '.join(missing)})" if missing else ""))
+    generated = datetime.now(UTC).strftime("generated %Y-%m-%d %H:%M UTC")
+    conformance_html.write(PAGE, conformance_html.page_for(ROOT, results, target=target, generated=generated))
     print(f"machine-readable report: {REPORT.relative_to(ROOT)}")
+    print(f"living documentation: {PAGE.relative_to(ROOT)} (open it in a browser)")
     print(run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "")
     return run.returncode
 
