@@ -3,8 +3,10 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+JS_CLIENT := tests/interop/js
+JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install serve test conformance schemas lint bench fuzz clean
+.PHONY: install js serve test conformance schemas lint bench fuzz clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -14,10 +16,19 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)  ## create .venv and install the server with its test dependencies
 
+# the @a2a-js/sdk client that tests/interop/test_js_sdk.py drives, pinned by its package-lock.json;
+# node_modules stays between runs and is reinstalled only when the lock file changes
+$(JS_STAMP): $(JS_CLIENT)/package-lock.json
+	@if command -v npm >/dev/null; then \
+		cd $(JS_CLIENT) && npm ci --no-audit --no-fund --loglevel=error && touch node_modules/.installed; \
+	else echo "npm is not installed: the JS SDK interop tests will be skipped"; fi
+
+js: $(JS_STAMP)  ## install the @a2a-js/sdk client of the interop tests (npm ci in tests/interop/js)
+
 serve: $(STAMP)  ## serve the embedded demo workspace on 127.0.0.1:8080 (prints the demo key)
 	$(VENV)/bin/reference-server $(ARGS)
 
-test: $(STAMP)  ## lint and type-check, then every test: unit tests, the executable spec on both bindings, interop
+test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests, the executable spec on both bindings, interop
 	$(PY) -m ruff check reference_server tests scripts
 	$(PY) -m mypy --strict reference_server
 	$(PY) -m pytest -q
@@ -33,7 +44,7 @@ lint: $(STAMP)
 	$(PY) -m mypy --strict reference_server
 
 clean:
-	rm -rf $(VENV) reports
+	rm -rf $(VENV) reports $(JS_CLIENT)/node_modules
 
 fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions; prints the counts (make test runs 1,000)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz

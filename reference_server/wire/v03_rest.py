@@ -89,15 +89,20 @@ def decode_get_task(params: Any) -> tuple[str, int | None]:
 
 
 def decode_create_push_config(params: Any) -> PushConfig:
-    """CreateTaskPushNotificationConfig (0.3 proto `{parent, config_id, config: {name, push_notification_config}}`,
-    with the task id of the path)."""
+    """CreateTaskPushNotificationConfig, with the task id of the path. The 0.3 proto's HTTP rule is `body: "config"`,
+    so the body is the TaskPushNotificationConfig `{name, pushNotificationConfig}` (what @a2a-js/sdk sends); the
+    a2a-sdk client sends the whole request `{parent, configId, config: {name, pushNotificationConfig}}`. Both are
+    read (REAL-CLIENTS §7.10)."""
     r = Reader.root(params)
     task_id = r.required_str("taskId")  # from the path
-    parent = r.optional_str("parent")
-    if parent is not None and parent != f"tasks/{task_id}":
-        r.fail("parent", f"must be tasks/{task_id}, the task of the path")
-    config_id = r.optional_str("configId")
-    outer = r.required_obj("config")
+    if r.has("pushNotificationConfig") and not r.has("config"):
+        outer, config_id = r, None  # the transcoded body: the config itself
+    else:
+        parent = r.optional_str("parent")
+        if parent is not None and parent != f"tasks/{task_id}":
+            r.fail("parent", f"must be tasks/{task_id}, the task of the path")
+        config_id = r.optional_str("configId")
+        outer = r.required_obj("config")
     outer.optional_str("name")  # tasks/{id}/pushNotificationConfigs/{id}: the server names it
     config = _push_config(outer.required_obj("pushNotificationConfig"))
     r.finish()

@@ -190,6 +190,28 @@ def test_field_path_in_0_3_terms() -> None:
     assert v03_rest.field_path("message.contextId") == "message.contextId"
 
 
+HOOK = {"url": "https://push.test/notify", "token": "tok"}
+
+
+def test_push_config_create_as_the_python_sdk_sends_it() -> None:
+    """The whole CreateTaskPushNotificationConfigRequest, with the task id of the path."""
+    body = {"taskId": "t1", "parent": "tasks/t1", "configId": "hook-1",
+            "config": {"name": "tasks/t1/pushNotificationConfigs/hook-1", "pushNotificationConfig": HOOK}}
+    assert v03_rest.decode_create_push_config(body) == PushConfig(
+        url=HOOK["url"], id="hook-1", token="tok", task_id="t1", a2a_version="0.3")
+
+
+def test_push_config_create_as_the_js_sdk_sends_it() -> None:
+    """The proto's HTTP rule `body: "config"`: the body is the TaskPushNotificationConfig itself."""
+    body = {"taskId": "t1", "name": "tasks/t1/pushNotificationConfigs/", "pushNotificationConfig": HOOK}
+    assert v03_rest.decode_create_push_config(body) == PushConfig(
+        url=HOOK["url"], id=None, token="tok", task_id="t1", a2a_version="0.3")
+
+
+def test_push_config_create_without_a_config() -> None:
+    assert violations(v03_rest.decode_create_push_config, {"taskId": "t1"}) == {"config": "is required"}
+
+
 # --- encoding
 
 
