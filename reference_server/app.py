@@ -74,6 +74,8 @@ def create_app(
     test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
     """
     app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
+    if not settings.enabled:
+        return _switched_off(app, outbound)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
@@ -100,6 +102,25 @@ def create_app(
     _schedule_eviction(app, pool)
     _sweep_on_start(app, workspaces)
     _close_on_stop(app, push)
+    return app
+
+
+def _switched_off(app: Application, outbound: Outbound | None) -> Application:
+    """A2A__Enabled=false (design "Telegram host": no MapA2AServer): no A2A endpoint and no card, only 404s."""
+    log.warning("A2A is switched off (A2A__Enabled=false): no A2A endpoint is mapped, every path answers 404")
+
+    async def switched_off(request: Request) -> Response:
+        error = MethodNotFound(f"No route {request.method} {request.path}: A2A is switched off on this server")
+        return rest.error_response(error)
+
+    app.router.fallback = switched_off
+    if outbound is not None:  # given by the host, which may have handed it to a notifier: closed at stop all the same
+
+        @app.lifespan
+        async def close_outbound():  # type: ignore[no-untyped-def]
+            yield
+            await outbound.aclose()
+
     return app
 
 

@@ -1,4 +1,5 @@
-"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or a folder of them."""
+"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or the workspaces of
+the listed owners under a root; `reference-server a2a` lists a workspace's callers and tasks (admin.py)."""
 
 from __future__ import annotations
 
@@ -9,17 +10,18 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
 import uvicorn
 
-from reference_server.agent.notifier import LoggingNotifier
+from reference_server import admin
+from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
-from reference_server.disk import StatCache
-from reference_server.domain.callers import Workspace, read_callers
+from reference_server.domain.callers import Workspace, owner_workspaces, read_callers
 from reference_server.domain.watches import WorkspaceWatches
+from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
 
@@ -50,27 +52,17 @@ def prepare_demo_workspace(target: Path) -> str:
     return key
 
 
-def owner_workspaces(root: Path, scope_prefix: str) -> Callable[[], list[Workspace]]:
-    """Owner-host mode: every sub-folder <root>/<ownerId>/ is that owner's workspace, listed on every call,
-    so an owner added or removed applies to the next request (the design's Telegram host, generalised)."""
-
-    def read(folder: Path) -> list[Workspace]:
-        return [Workspace(sub, owner_id=sub.name, scope_prefix=f"{scope_prefix}-{sub.name}")
-                for sub in sorted(folder.iterdir()) if sub.is_dir() and not sub.name.startswith(".")]
-
-    # the root's stat changes when a sub-folder is added, removed or renamed: only then is it listed again
-    listing = StatCache(read)
-    return lambda: listing.get(root)
-
-
 def banner(settings: Settings, workspace: Path, key: str | None) -> str:
     url = settings.public_url or f"http://{settings.host}:{settings.port}"
     lines = [
         f"A2A reference server on {url}",
-        f"  workspaces: every folder in {workspace} (one per owner)" if settings.workspace_root else
-        f"  workspace: {workspace}",
+        f"  owners: {', '.join(settings.owners)} (each served from {workspace}/<owner>)" if settings.workspace_root
+        else f"  workspace: {workspace}",
+        f"  owner notifier: {settings.notifier}",
         f"  public card: {url}/.well-known/agent-card.json",
     ]
+    if not settings.enabled:
+        return "\n".join([*lines[:-1], "  A2A is switched off (A2A__Enabled=false): every path answers 404"])
     if key is not None:
         lines += [
             f"  demo caller: {DEMO_CALLER}",
@@ -101,9 +93,12 @@ def tune_runtime() -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else list(argv)
+    if args[:1] == ["a2a"]:
+        return admin.main(args[1:], default_workspace=demo_workspace_path)
     configure_logging()
     try:
-        settings = load_settings(os.environ, sys.argv[1:] if argv is None else argv)
+        settings = load_settings(os.environ, args)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
@@ -113,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not path.is_dir():
             print(f"reference-server: --workspace-root {path} is not a folder", file=sys.stderr)
             return 2
-        workspaces = owner_workspaces(path, settings.scope_prefix)
+        workspaces = owner_workspaces(path, lambda: settings.owners)
     else:
         if settings.workspace is None:
             path = demo_workspace_path()
@@ -123,10 +118,17 @@ def main(argv: Sequence[str] | None = None) -> int:
             if not path.is_dir():
                 print(f"reference-server: --workspace {path} is not a folder", file=sys.stderr)
                 return 2
-        single = Workspace(path, owner_id="owner", scope_prefix=settings.scope_prefix)
+        owner = settings.owners[0] if settings.owners else "owner"
+        single = Workspace(path, owner_id=owner, scope_prefix=settings.scope_prefix)
         workspaces = lambda: [single]  # noqa: E731
+    outbound = Outbound(allow_private=settings.allow_private_push_urls)  # push, file URLs and the notifier
+    try:
+        notifier = owner_notifier(settings, outbound)
+    except SettingsError as error:
+        print(f"reference-server: {error}", file=sys.stderr)
+        return 2
     # pushes go to the watches of the workspace (owner-host mode: of the first owner's workspace listing the watch)
-    app = create_app(settings, workspaces, notifier=LoggingNotifier(), on_push=WorkspaceWatches(workspaces))
+    app = create_app(settings, workspaces, notifier=notifier, outbound=outbound, on_push=WorkspaceWatches(workspaces))
     print(banner(settings, path, key), flush=True)
     tune_runtime()
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))

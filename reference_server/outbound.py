@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import email.message
 import ipaddress
+import logging
 import os
 import re
 import socket
@@ -18,6 +19,11 @@ import httpcore
 import httpx
 
 Address = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+# httpx logs every request's full URL at INFO ("HTTP Request: POST https://..."). A URL can carry a secret (the
+# Telegram Bot API's path holds the bot token; a webhook's query may hold one) and the server logs at INFO, so
+# those lines stay out of the log. Failures are reported as OutboundError, in words without the URL.
+logging.getLogger("httpx").setLevel(logging.WARNING)
 
 
 # --- which addresses are refused ---

@@ -41,13 +41,20 @@ class Settings:
     provider_api_key: str | None = None
     workspace: Path | None = None
     workspace_root: Path | None = None
+    owners: tuple[str, ...] = ()
+    notifier: str = "log"
+    webhook_url: str | None = None
+    webhook_token: str | None = None
+    telegram_bot_token: str | None = None
+    telegram_api_url: str = "https://api.telegram.org"
     host: str = "127.0.0.1"
     port: int = 8080
 
     def __repr__(self) -> str:  # secrets never reach a log line
         shown = {f.name: getattr(self, f.name) for f in fields(self)}
-        if shown["provider_api_key"]:
-            shown["provider_api_key"] = "***"
+        for key in KEYS:
+            if key.secret and shown[key.attr]:
+                shown[key.attr] = "***"
         return "Settings(" + ", ".join(f"{k}={v!r}" for k, v in shown.items()) + ")"
 
 
@@ -97,6 +104,27 @@ def _parse_text(text: str) -> str:
     return text
 
 
+# an owner id names a folder under the workspace root and goes into session scopes: no dots, no slashes
+# (a Telegram chat id, "-1001234567890" for a group, fits)
+OWNER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+NOTIFIERS = ("log", "webhook", "telegram", "none")
+
+
+def _parse_owners(text: str) -> tuple[str, ...]:
+    """Owner ids separated by commas; each flag of a repeated --owner is one more."""
+    owners = [part.strip() for part in text.split(",") if part.strip()]
+    if not owners or not all(OWNER_ID.fullmatch(owner) for owner in owners):
+        raise ValueError
+    return tuple(dict.fromkeys(owners))  # in the order given, each once
+
+
+def _parse_notifier(text: str) -> str:
+    value = text.strip().lower()
+    if value not in NOTIFIERS:
+        raise ValueError
+    return value
+
+
 def _parse_port(text: str) -> int:
     value = int(text)
     if not 0 <= value <= 65535:
@@ -112,6 +140,8 @@ class _Key:
     parse: Callable[[str], Any]
     form: str
     help: str
+    secret: bool = False  # never shown: not in an error message, not in repr(settings)
+    repeated: bool = False  # the flag may be given more than once; its values are joined with commas
 
 
 # the forms the values take, as the error messages and docs/configuration.md give them
@@ -159,11 +189,24 @@ KEYS: tuple[_Key, ...] = (
          "an http(s) URL of an OpenAI-compatible API", "use a real model instead of the scripted provider"),
     _Key("provider_model", "Provider__Model", "--provider-model", _parse_text, "a model name", "model name"),
     _Key("provider_api_key", "Provider__ApiKey", "--provider-api-key", _parse_text, "a non-empty string",
-         "API key of the provider (never logged)"),
+         "API key of the provider (never logged)", secret=True),
     _Key("workspace", "Workspace", "--workspace", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
          "workspace to serve (default: the embedded demo workspace)"),
     _Key("workspace_root", "WorkspaceRoot", "--workspace-root", lambda t: Path(_parse_text(t)).expanduser(),
-         "a folder path", "serve every sub-folder as the workspace of the owner it is named after"),
+         "a folder path", "serve <root>/<owner id>/ as the workspace of each owner in A2A__Owners"),
+    _Key("owners", "Owners", "--owner", _parse_owners,
+         "owner ids of letters, digits, '_' and '-' (up to 64), comma-separated; --owner repeats",
+         "the owners an owner host serves; without a root, the one owner of the workspace", repeated=True),
+    _Key("notifier", "Notifier", "--notifier", _parse_notifier, "log, webhook, telegram or none",
+         "how notify_owner reaches the owner (none: no notify_owner tool)"),
+    _Key("webhook_url", "Webhook__Url", "--webhook-url", _parse_url, "an http(s) URL",
+         "where the webhook notifier POSTs {owner, caller, text}"),
+    _Key("webhook_token", "Webhook__Token", "--webhook-token", _parse_text, "a non-empty string",
+         "sent by the webhook notifier as Authorization: Bearer (never logged)", secret=True),
+    _Key("telegram_bot_token", "Telegram__BotToken", "--telegram-bot-token", _parse_text, "a non-empty string",
+         "bot token of the Telegram notifier (never logged)", secret=True),
+    _Key("telegram_api_url", "Telegram__ApiUrl", "--telegram-api-url", _parse_url, "an http(s) URL",
+         "base URL of the Telegram Bot API"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )
@@ -173,7 +216,7 @@ def _apply(settings: Settings, key: _Key, raw: str, source: str) -> Settings:
     try:
         value = key.parse(raw)
     except ValueError:
-        shown = "***" if key.attr == "provider_api_key" else repr(raw)
+        shown = "***" if key.secret else repr(raw)
         raise SettingsError(f"{source} has the value {shown}; expected {key.form}") from None
     return replace(settings, **{key.attr: value})
 
@@ -193,16 +236,37 @@ def load_settings(env: Mapping[str, str], argv: Sequence[str] = ()) -> Settings:
     for key in KEYS:
         raw = getattr(args, key.attr)
         if raw is not None:
-            settings = _apply(settings, key, raw, key.flag)
+            settings = _apply(settings, key, ",".join(raw) if key.repeated else raw, key.flag)
+    _check_together(settings)
+    return settings
+
+
+def _check_together(settings: Settings) -> None:
+    """The rules that span settings, each refused with a message naming both sides."""
     if settings.workspace is not None and settings.workspace_root is not None:
         raise SettingsError("A2A__Workspace (--workspace) and A2A__WorkspaceRoot (--workspace-root) are both set; "
                             "expected one of them: a single workspace, or a folder of owners' workspaces")
+    if settings.workspace_root is not None and not settings.owners:
+        raise SettingsError("A2A__WorkspaceRoot (--workspace-root) is set but no owner is listed; expected "
+                            "A2A__Owners (--owner ID, repeated): a folder under the root that is not listed is "
+                            "never served")
+    if settings.workspace_root is None and len(settings.owners) > 1:
+        raise SettingsError("A2A__Owners (--owner) lists several owners without A2A__WorkspaceRoot "
+                            "(--workspace-root); expected one owner, the single workspace's")
     if settings.provider_base_url and not settings.provider_model:
         raise SettingsError(
             "A2A__Provider__Model (--provider-model) is missing; expected a model name when "
             "A2A__Provider__BaseUrl is set"
         )
-    return settings
+    if settings.notifier == "webhook" and not settings.webhook_url:
+        raise SettingsError("A2A__Webhook__Url (--webhook-url) is missing; expected the URL the webhook notifier "
+                            "POSTs to when A2A__Notifier is webhook")
+    if settings.notifier == "telegram" and not settings.telegram_bot_token:
+        raise SettingsError("A2A__Telegram__BotToken (--telegram-bot-token) is missing; expected the bot's token "
+                            "when A2A__Notifier is telegram")
+    if settings.notifier == "telegram" and not settings.owners:
+        raise SettingsError("A2A__Notifier is telegram but no owner is listed; expected A2A__Owners (--owner) "
+                            "to give each owner's Telegram chat id")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -212,6 +276,6 @@ def build_parser() -> argparse.ArgumentParser:
         "Every flag can also be set as an A2A__<Key> environment variable.",
     )
     for key in KEYS:
-        parser.add_argument(key.flag, dest=key.attr, metavar="VALUE",
+        parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", action="append" if key.repeated else "store",
                             help=f"{key.help} (A2A__{key.env}; {key.form})")
     return parser

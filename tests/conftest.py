@@ -42,6 +42,7 @@ from steps.cards import *  # noqa: E402,F403
 from steps.common import *  # noqa: E402,F403
 from steps.files import *  # noqa: E402,F403
 from steps.lifecycle import *  # noqa: E402,F403
+from steps.owner_host import *  # noqa: E402,F403
 from steps.push import *  # noqa: E402,F403
 from steps.push_receiver import *  # noqa: E402,F403
 from steps.streaming import *  # noqa: E402,F403

@@ -133,11 +133,12 @@ def _owner(root: Path, owner: str, key: str, card_name: str) -> None:
     (a2a / "card.json").write_text(json.dumps({"name": card_name}))
 
 
-def test_a_workspace_root_serves_each_owner_folder_and_sees_new_ones(tmp_path: Path) -> None:
+def test_a_workspace_root_serves_the_listed_owners_only(tmp_path: Path) -> None:
     root = tmp_path / "owners"
     _owner(root, "alice", "k_alice", "Alice's assistant")
     _owner(root, "bob", "k_shared", "Bob's assistant")
-    served = serve(tmp_path, "--workspace-root", str(root))
+    _owner(root, "carol", "k_shared", "Carol's assistant")  # not listed: never read, so k_shared is not ambiguous
+    served = serve(tmp_path, "--workspace-root", str(root), "--owner", "alice", "--owner", "bob")
     try:
         url = f"http://127.0.0.1:{served.port}/a2a/v1/extendedAgentCard"
 
@@ -146,21 +147,48 @@ def test_a_workspace_root_serves_each_owner_folder_and_sees_new_ones(tmp_path: P
 
         assert card("k_alice").json()["name"] == "Alice's assistant"
         assert card("k_shared").json()["name"] == "Bob's assistant"
-        # a push goes to the first owner (by folder name) whose watches.json lists the watch
+        # a push goes to the first listed owner whose watches.json lists the watch
         _watch(root / "alice", "shared", "t_alice")
         _watch(root / "bob", "shared", "t_bob")
+        _watch(root / "carol", "shared", "t_carol")
         assert _pushed(served.port, "shared", "t_bob") == 404
+        assert _pushed(served.port, "shared", "t_carol") == 404
         assert _pushed(served.port, "shared", "t_alice") == 204
         assert (root / "alice" / ".volcanic" / "a2a" / "pushes" / "shared.jsonl").exists()
         assert not (root / "bob" / ".volcanic" / "a2a" / "pushes").exists()
-        _owner(root, "carol", "k_shared", "Carol's assistant")  # no restart: the next request sees carol
+        # alice's callers.json gains k_shared: from the next request, two listed owners hold it
+        (root / "alice" / ".volcanic" / "a2a" / "callers.json").write_text(json.dumps(
+            [{"name": "bot", "key": "k_alice"}, {"name": "twin", "key": "k_shared"}]))
         assert card("k_shared").status_code == 401
     finally:
         served.process.terminate()
         served.process.wait(10)
     log = (tmp_path / f"server-{served.port}.log").read_text()
-    assert "(owners: bob, carol)" in log and "k_shared" not in log
+    assert "owners: alice, bob (each served from" in served.banner
+    assert "(owners: alice, bob)" in log and "k_shared" not in log
     assert "push for watch shared recorded" in log and "t_alice" not in log and "t_bob" not in log
+
+
+def test_a_workspace_root_needs_its_owners(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "reference_server", "--workspace-root", "."],
+                            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert "A2A__WorkspaceRoot (--workspace-root) is set but no owner is listed" in result.stderr
+
+
+def test_with_a2a_switched_off_nothing_is_served_and_the_log_says_so_once(tmp_path: Path) -> None:
+    served = serve(tmp_path, "--enabled", "false")
+    try:
+        base = f"http://127.0.0.1:{served.port}"
+        assert httpx.get(f"{base}/.well-known/agent-card.json").status_code == 404
+        assert httpx.post(f"{base}/a2a", json={"jsonrpc": "2.0", "id": 1, "method": "GetTask"}).status_code == 404
+    finally:
+        served.process.terminate()
+        served.process.wait(10)
+    assert "A2A is switched off (A2A__Enabled=false): every path answers 404" in served.banner
+    assert "curl" not in served.banner
+    log = (tmp_path / f"server-{served.port}.log").read_text()
+    assert log.count("A2A is switched off (A2A__Enabled=false): no A2A endpoint is mapped") == 1
 
 
 def test_a_workspace_and_a_workspace_root_are_exclusive(tmp_path: Path) -> None:

@@ -15,7 +15,7 @@ LAYERS: list[set[str]] = [
     {"reference_server.wire", "reference_server.discovery"},
     {"reference_server.bindings"},
     {"reference_server.app", "reference_server.serving"},
-    {"reference_server.cli", "reference_server.__main__"},
+    {"reference_server.cli", "reference_server.admin", "reference_server.__main__"},
 ]
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.tools import Tool, ToolContext, ToolError, object_schema, string_arg
+
+log = logging.getLogger("reference_server.owner")
 
 QUESTION_SENT = "The question was sent; your turn ends now."
 _QUESTION = object_schema({"question": "the question for the external agent"})  # built once, shared
@@ -38,7 +41,10 @@ def _notify_owner(notifier: OwnerNotifier, owner_id: str, caller: str) -> Tool:
         try:
             await notifier.notify(owner_id, caller, text)
         except Exception as error:  # design "Error handling summary": notifier fails -> error result
-            raise ToolError(str(error) or type(error).__name__) from error
+            reason = str(error) or type(error).__name__
+            # the notifier's words (NotifierError) carry no secret; the task goes on either way
+            log.warning("notify_owner for owner %s from %s failed: %s", owner_id, caller, reason)
+            raise ToolError(reason) from error
         return "delivered"
 
     return Tool("notify_owner", "Send a short message to your owner.",

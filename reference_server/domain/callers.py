@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reference_server.disk import StatCache
+from reference_server.settings import OWNER_ID
 
 log = logging.getLogger("reference_server.callers")
 
@@ -62,7 +63,13 @@ class CallerEntry:
     note: str | None = None
 
     def __repr__(self) -> str:  # keys never reach a log line
-        return f"CallerEntry(name={self.name!r}, key='…{self.key[-4:]}', mode={self.mode!r})"
+        return f"CallerEntry(name={self.name!r}, key={masked_key(self.key)!r}, mode={self.mode!r})"
+
+
+def masked_key(key: str) -> str:
+    """A key as logs and the a2a command show it (design: …last4); a short key shows nothing of itself, since
+    its last four characters would be a good part of it."""
+    return "…" + key[-4:] if len(key) >= 12 else "…"
 
 
 @dataclass(frozen=True)
@@ -89,50 +96,56 @@ def read_callers(path: Path) -> list[CallerEntry]:
     return _CALLERS.get(path)
 
 
-def _parse_callers(path: Path) -> list[CallerEntry]:
-    """The valid entries of a callers.json; missing file = none; malformed = none plus one warning."""
+@dataclass(frozen=True)
+class CallersCheck:
+    """What a callers.json holds: its valid entries, and why anything else in it is not a caller."""
+
+    entries: list[CallerEntry]
+    problems: list[str]  # each names the file, never a key
+
+
+def check_callers(path: Path) -> CallersCheck:
+    """The valid entries of a callers.json; missing file = none; malformed = none, and the problem said."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
-        return []
+        return CallersCheck([], [])
     except OSError as exc:
-        log.warning("callers file %s cannot be read (%s); no callers", path, exc.strerror)
-        return []
+        return CallersCheck([], [f"callers file {path} cannot be read ({exc.strerror}); no callers"])
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         # design: malformed callers.json = empty, plus a warning naming the file (never the keys)
-        log.warning("callers file %s is not valid JSON (line %d); no callers", path, exc.lineno)
-        return []
+        return CallersCheck([], [f"callers file {path} is not valid JSON (line {exc.lineno}); no callers"])
     if not isinstance(raw, list):
-        log.warning("callers file %s must hold a JSON array; no callers", path)
-        return []
+        return CallersCheck([], [f"callers file {path} must hold a JSON array; no callers"])
     return _valid_entries(path, raw)
 
 
-def _valid_entries(path: Path, raw: list[Any]) -> list[CallerEntry]:
-    entries: list[CallerEntry] = []
+def _parse_callers(path: Path) -> list[CallerEntry]:
+    """check_callers with one warning per problem (the cache calls it again only when the file changed)."""
+    checked = check_callers(path)
+    for problem in checked.problems:
+        log.warning("%s", problem)
+    return checked.entries
+
+
+def _valid_entries(path: Path, raw: list[Any]) -> CallersCheck:
+    checked = CallersCheck([], [])
     seen: set[str] = set()
     for index, item in enumerate(raw):
-        entry = _entry(path, index, item)
-        if entry is None:
+        problem = _entry_problem(item)
+        if problem is not None:
+            checked.problems.append(f"callers file {path}: entry {index} {problem}; skipped")
             continue
-        if entry.name in seen:
-            log.warning("callers file %s: entry %d repeats the name %r; skipped", path, index, entry.name)
+        if item["name"] in seen:
+            checked.problems.append(f"callers file {path}: entry {index} repeats the name {item['name']!r}; skipped")
             continue
-        seen.add(entry.name)
-        entries.append(entry)
-    return entries
-
-
-def _entry(path: Path, index: int, item: Any) -> CallerEntry | None:
-    problem = _entry_problem(item)
-    if problem is not None:
-        log.warning("callers file %s: entry %d %s; skipped", path, index, problem)
-        return None
-    note = item.get("note")
-    return CallerEntry(name=item["name"], key=item["key"], mode=item.get("mode", "isolated"),
-                       note=note if isinstance(note, str) else None)
+        seen.add(item["name"])
+        note = item.get("note")
+        checked.entries.append(CallerEntry(name=item["name"], key=item["key"], mode=item.get("mode", "isolated"),
+                                           note=note if isinstance(note, str) else None))
+    return checked
 
 
 def _entry_problem(item: Any) -> str | None:
@@ -150,6 +163,31 @@ def _entry_problem(item: Any) -> str | None:
 
 
 _CALLERS: StatCache[list[CallerEntry]] = StatCache(_parse_callers)
+
+
+def owner_workspace(root: Path, owner_id: str) -> Workspace:
+    """An owner's workspace on an owner host: <root>/<ownerId>/, scopes prefixed owner-<ownerId>."""
+    return Workspace(root / owner_id, owner_id=owner_id, scope_prefix=f"owner-{owner_id}")
+
+
+def owner_workspaces(root: Path, owners: Callable[[], Iterable[str]]) -> Callable[[], list[Workspace]]:
+    """Owner-host mode (design "Telegram host": for each chat id in AllowedUserIds, on every call): the
+    workspaces of the owners `owners()` lists now, so an owner added to the list is served from the next
+    request. A folder under the root that is not listed is never read; an id that is not a plain folder name
+    (OWNER_ID) is never looked up."""
+    known: dict[str, Workspace] = {}
+
+    def listed() -> list[Workspace]:
+        workspaces = []
+        for owner_id in owners():
+            if not OWNER_ID.fullmatch(owner_id):
+                continue
+            if owner_id not in known:
+                known[owner_id] = owner_workspace(root, owner_id)
+            workspaces.append(known[owner_id])
+        return workspaces
+
+    return listed
 
 
 class WorkspaceCallerDirectory:

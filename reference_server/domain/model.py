@@ -25,6 +25,11 @@ class TaskState(enum.Enum):
         return self in _TERMINAL
 
     @property
+    def short_name(self) -> str:
+        """The state as the task-end log line and the a2a command write it: "completed", "input-required"."""
+        return self.value.removeprefix("TASK_STATE_").lower().replace("_", "-")
+
+    @property
     def interrupted(self) -> bool:
         return self in (TaskState.INPUT_REQUIRED, TaskState.AUTH_REQUIRED)
 

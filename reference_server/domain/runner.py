@@ -266,7 +266,7 @@ class TaskRun:
         elapsed = time.monotonic() - self._started
         # design: one log line per task end
         log.info("a2a task %s owner=%s caller=%s state=%s in %.2fs", self.task.id, self.caller.owner_id,
-                 self.caller.name, _state_name(state), elapsed)
+                 self.caller.name, state.short_name, elapsed)
         self.done.set()
         self._on_end(self.task.id)
 
@@ -276,6 +276,3 @@ def _with_artifact(artifacts: list[Artifact], artifact: Artifact) -> list[Artifa
     replaced = [artifact if a.artifact_id == artifact.artifact_id else a for a in artifacts]
     return replaced if any(a.artifact_id == artifact.artifact_id for a in artifacts) else [*artifacts, artifact]
 
-
-def _state_name(state: TaskState) -> str:
-    return state.value.removeprefix("TASK_STATE_").lower().replace("_", "-")

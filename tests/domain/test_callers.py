@@ -9,7 +9,17 @@ from typing import Any
 
 import pytest
 
-from reference_server.domain.callers import Caller, CallerEntry, Workspace, WorkspaceCallerDirectory, read_callers
+from reference_server.domain.callers import (
+    Caller,
+    CallerEntry,
+    Workspace,
+    WorkspaceCallerDirectory,
+    check_callers,
+    masked_key,
+    owner_workspace,
+    owner_workspaces,
+    read_callers,
+)
 
 KEY = "k_3f9c0123456789abcdef"
 
@@ -135,3 +145,41 @@ def test_the_directory_asks_for_the_workspaces_on_every_call(tmp_path: Path) -> 
     assert directory.find(KEY) == []
     served.append(workspace)
     assert [c.owner_id for c in directory.find(KEY)] == ["owner-1"]
+
+
+# --- the owner host's directory ---
+
+
+def test_an_owner_host_reads_the_listed_owners_only_and_sees_the_list_change(tmp_path: Path) -> None:
+    owners = ["alice"]
+    listed = owner_workspaces(tmp_path, lambda: owners)
+    for name in ("alice", "carol"):
+        write(owner_workspace(tmp_path, name), [{"name": "bot", "key": KEY}])
+    directory = WorkspaceCallerDirectory(listed)
+
+    assert [c.owner_id for c in directory.find(KEY)] == ["alice"]  # carol's folder is never read
+    owners.append("carol")
+    assert [c.owner_id for c in directory.find(KEY)] == ["alice", "carol"]
+    assert listed()[1] == Workspace(tmp_path / "carol", owner_id="carol", scope_prefix="owner-carol")
+
+
+def test_an_owner_id_that_is_not_a_folder_name_is_never_looked_up(tmp_path: Path) -> None:
+    listed = owner_workspaces(tmp_path / "root", lambda: ["..", "../etc", "", "alice"])
+    assert [w.path for w in listed()] == [tmp_path / "root" / "alice"]
+
+
+def test_check_callers_says_what_is_wrong_without_a_key(workspace: Workspace) -> None:
+    path = write(workspace, [{"name": "ok-bot", "key": KEY}, {"name": "Bad Name", "key": KEY}, "x",
+                             {"name": "ok-bot", "key": KEY + "2"}])
+    checked = check_callers(path)
+    assert [e.name for e in checked.entries] == ["ok-bot"]
+    assert checked.problems == [
+        f"callers file {path}: entry 1 has no valid name (expected [a-z0-9-]{{1,40}}); skipped",
+        f"callers file {path}: entry 2 is not an object; skipped",
+        f"callers file {path}: entry 3 repeats the name 'ok-bot'; skipped",
+    ]
+
+
+@pytest.mark.parametrize(("key", "shown"), [(KEY, "…cdef"), ("k_0123456789", "…6789"), ("short-key", "…"), ("", "…")])
+def test_a_masked_key_shows_at_most_its_last_four_characters(key: str, shown: str) -> None:
+    assert masked_key(key) == shown

@@ -103,3 +103,52 @@ def test_an_error_in_another_setting_does_not_show_the_api_key() -> None:
     with pytest.raises(SettingsError) as raised:
         load_settings({"A2A__Provider__ApiKey": SECRET, "A2A__Provider__BaseUrl": "https://llm.example.com"})
     assert "A2A__Provider__Model" in str(raised.value) and SECRET not in str(raised.value)
+
+
+# --- the owner host and the notifiers ---
+
+TOKEN = "123456:telegram-bot-token-secret"
+
+
+def test_owners_come_comma_separated_or_as_repeated_flags_each_once() -> None:
+    assert load_settings({"A2A__WorkspaceRoot": "/srv", "A2A__Owners": "alice, bob,alice"}).owners == ("alice", "bob")
+    flags = ["--workspace-root", "/srv", "--owner", "-1001234567890", "--owner", "bob"]
+    assert load_settings({"A2A__Owners": "carol"}, flags).owners == ("-1001234567890", "bob")
+
+
+@pytest.mark.parametrize("owners", ["..", "alice/../bob", ".hidden", "a b", ",", "x" * 65])
+def test_an_owner_id_is_a_plain_folder_name(owners: str) -> None:
+    with pytest.raises(SettingsError, match=r"A2A__Owners has the value .*; expected owner ids of letters"):
+        load_settings({"A2A__WorkspaceRoot": "/srv", "A2A__Owners": owners})
+
+
+def test_a_workspace_root_needs_owners_and_a_single_workspace_has_at_most_one() -> None:
+    with pytest.raises(SettingsError, match=r"A2A__WorkspaceRoot \(--workspace-root\) is set but no owner is listed"):
+        load_settings({"A2A__WorkspaceRoot": "/srv"})
+    with pytest.raises(SettingsError, match="lists several owners without A2A__WorkspaceRoot"):
+        load_settings({"A2A__Owners": "alice,bob"})
+    assert load_settings({}, ["--owner", "1001"]).owners == ("1001",)
+
+
+@pytest.mark.parametrize(("env", "said"), [
+    ({"A2A__Notifier": "pigeon"}, "A2A__Notifier has the value 'pigeon'; expected log, webhook, telegram or none"),
+    ({"A2A__Notifier": "webhook"}, "A2A__Webhook__Url (--webhook-url) is missing"),
+    ({"A2A__Notifier": "telegram", "A2A__Owners": "1001"}, "A2A__Telegram__BotToken (--telegram-bot-token) is missing"),
+    ({"A2A__Notifier": "telegram", "A2A__Telegram__BotToken": TOKEN}, "A2A__Notifier is telegram but no owner"),
+], ids=["unknown", "webhook-without-url", "telegram-without-token", "telegram-without-owner"])
+def test_a_notifier_needs_what_it_sends_with(env: dict[str, str], said: str) -> None:
+    with pytest.raises(SettingsError) as raised:
+        load_settings(env)
+    assert said in str(raised.value) and TOKEN not in str(raised.value)
+
+
+def test_the_notifier_secrets_never_show() -> None:
+    settings = load_settings({"A2A__Notifier": "telegram", "A2A__Telegram__BotToken": TOKEN, "A2A__Owners": "1001",
+                              "A2A__Webhook__Token": "hook-secret"})
+    assert (settings.notifier, settings.telegram_bot_token, settings.webhook_token) == ("telegram", TOKEN,
+                                                                                          "hook-secret")
+    assert TOKEN not in repr(settings) and "hook-secret" not in repr(settings)
+    assert "telegram_bot_token='***'" in repr(settings) and "webhook_token='***'" in repr(settings)
+    with pytest.raises(SettingsError) as raised:
+        load_settings({}, ["--telegram-bot-token", " "])
+    assert "--telegram-bot-token has the value ***" in str(raised.value)

@@ -5,15 +5,16 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Iterable
-from typing import Any
+from pathlib import Path
+from typing import Any, Protocol
 
 import uvicorn
 
-from reference_server.agent.notifier import LoggingNotifier
+from reference_server.agent.notifier import owner_notifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import create_app
 from reference_server.bindings.push_receiver import OnPush
-from reference_server.domain.callers import Workspace
+from reference_server.domain.callers import Workspace, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
@@ -42,6 +43,36 @@ class WorkspaceRegistry:
             return list(self._items)
 
 
+class OwnerHostWorkspaces:
+    """The workspaces of an owner host, through the server's own owner_workspaces: <root>/<owner>/ of each owner
+    listed now. Adding a workspace lists its owner; removing it takes the owner off the list."""
+
+    def __init__(self, root: Path, owners: Iterable[str]) -> None:
+        self.owners = list(owners)
+        self._listed = owner_workspaces(root, lambda: list(self.owners))
+
+    def add(self, workspace: Workspace) -> None:
+        if workspace.owner_id not in self.owners:
+            self.owners.append(workspace.owner_id)
+
+    def remove(self, workspace: Workspace) -> None:
+        if workspace.owner_id in self.owners:
+            self.owners.remove(workspace.owner_id)
+
+    def __call__(self) -> list[Workspace]:
+        return self._listed()
+
+
+class Workspaces(Protocol):
+    """What a test server serves: scenarios add their workspaces and remove them when they end."""
+
+    def add(self, workspace: Workspace) -> None: ...
+
+    def remove(self, workspace: Workspace) -> None: ...
+
+    def __call__(self) -> Iterable[Workspace]: ...
+
+
 class LiveServer:
     """uvicorn in a daemon thread; start() waits until it listens, stop() ends it."""
 
@@ -50,14 +81,16 @@ class LiveServer:
     push_prefix = "/a2a/push"  # the push receiver: <push_prefix>/<watchId>
 
     def __init__(self, settings: Settings, *, with_notifier: bool = True,
-                 on_push_for: Callable[[WorkspaceRegistry], OnPush | None] = WorkspaceWatches) -> None:
-        self.workspaces = WorkspaceRegistry()
-        self.notifier = LoggingNotifier() if with_notifier else None
+                 on_push_for: Callable[[Workspaces], OnPush | None] = WorkspaceWatches,
+                 workspaces: Workspaces | None = None) -> None:
+        self.workspaces: Workspaces = WorkspaceRegistry() if workspaces is None else workspaces
         self.settings = settings
         self.inbound: list[dict[str, Any]] = []  # every a2a.inbound payload, with the session's scope
         self.push_waits: list[float] = []  # what push retries asked to wait (recorded, not slept)
         outbound = Outbound(allow_private=settings.allow_private_push_urls, ssl_context=client_ssl_context(),
                             resolver=test_resolver, timeout=5.0)
+        # the notifier A2A__Notifier names (the log notifier by default), as the command builds it
+        self.notifier = owner_notifier(settings, outbound) if with_notifier else None
         # by default pushes reach the watches of the scenarios' workspaces, as they reach an owner host's
         self.app = create_app(settings, self.workspaces, notifier=self.notifier, on_session_open=self._watch_bus,
                               outbound=outbound, push_sleep=self._push_wait, on_push=on_push_for(self.workspaces))

@@ -1,0 +1,216 @@
+"""`reference-server a2a`: a workspace's callers (keys masked) and its last 10 tasks (design: the /a2a command)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import unicodedata
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, TextIO
+
+from reference_server.domain.callers import Workspace, check_callers, masked_key, owner_workspace
+from reference_server.domain.task_store import StoredTask, is_task_id
+from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
+from reference_server.wire.task_file import TaskFileCodec
+
+LAST_TASKS = 10  # design: the last 10 server tasks
+
+
+@dataclass(frozen=True)
+class CallerRow:
+    name: str
+    mode: str
+    key: str  # masked: …last4
+    note: str | None
+
+
+@dataclass(frozen=True)
+class TaskRow:
+    id: str
+    caller: str
+    state: str
+    updated: datetime | None  # the status timestamp: when the task last changed state
+
+    def age(self, now: datetime) -> float | None:
+        return None if self.updated is None else max(0.0, (now - self.updated).total_seconds())
+
+
+@dataclass
+class Report:
+    """What the command shows of one workspace."""
+
+    workspace: Path
+    owner: str
+    callers: list[CallerRow] = field(default_factory=list)
+    tasks: list[TaskRow] = field(default_factory=list)  # newest first, at most LAST_TASKS
+    task_count: int = 0
+    problems: list[str] = field(default_factory=list)  # malformed files, said, never a crash
+
+
+class UsageError(ValueError):
+    """Which workspace to show cannot be told from the flags and the environment; the message says why."""
+
+
+def report_of(workspace: Workspace) -> Report:
+    """The callers of workspace's callers.json (keys masked) and its newest task files, with what is wrong."""
+    report = Report(workspace.path, workspace.owner_id)
+    checked = check_callers(workspace.callers_file)
+    report.problems += checked.problems
+    report.callers = [CallerRow(e.name, e.mode, masked_key(e.key), e.note) for e in checked.entries]
+    rows = _task_rows(workspace.tasks_dir, report.problems)
+    rows.sort(key=lambda r: (r.updated or datetime.min.replace(tzinfo=UTC), r.id), reverse=True)
+    report.task_count = len(rows)
+    report.tasks = rows[:LAST_TASKS]
+    return report
+
+
+def _task_rows(folder: Path, problems: list[str]) -> list[TaskRow]:
+    """Every task file in folder, as the server reads them; a file it reads as not found is a problem."""
+    try:
+        names = sorted(os.listdir(folder))
+    except (FileNotFoundError, NotADirectoryError):
+        return []
+    codec = TaskFileCodec()
+    rows = []
+    for name in names:
+        if not name.endswith(".json") or not is_task_id(name[:-5]):
+            continue  # temp files of interrupted writes and foreign files: the server never reads them either
+        path = folder / name
+        try:
+            stored: StoredTask | None = codec.decode(path.read_bytes())
+        except OSError as error:
+            problems.append(f"task file {path} cannot be read ({error.strerror})")
+            continue
+        if stored is None or stored.task.id != name[:-5]:
+            problems.append(f"task file {path} is not a valid task file; the server reads it as not found")
+            continue
+        status = stored.task.status
+        rows.append(TaskRow(stored.task.id, stored.caller, status.state.short_name, status.timestamp))
+    return rows
+
+
+# --- output ---
+
+
+def as_json(report: Report, now: datetime) -> dict[str, Any]:
+    return {
+        "workspace": str(report.workspace),
+        "owner": report.owner,
+        "callers": [{"name": c.name, "mode": c.mode, "key": c.key, **({"note": c.note} if c.note else {})}
+                    for c in report.callers],
+        "tasks": [{"id": t.id, "caller": t.caller, "state": t.state,
+                   "updated": t.updated.isoformat().replace("+00:00", "Z") if t.updated else None,
+                   "ageSeconds": None if (age := t.age(now)) is None else round(age)}
+                  for t in report.tasks],
+        "taskCount": report.task_count,
+        "problems": report.problems,
+    }
+
+
+def as_text(report: Report, now: datetime) -> str:
+    lines = [f"A2A of owner {report.owner}: {report.workspace}", "", f"Callers ({len(report.callers)}):"]
+    if report.callers:
+        lines += _table(["NAME", "MODE", "KEY", "NOTE"],
+                        [[c.name, c.mode, c.key, c.note or ""] for c in report.callers])
+    else:
+        lines.append("  none: no valid entry in .volcanic/a2a/callers.json")
+    shown = f"the last {len(report.tasks)} of {report.task_count}" if report.task_count > len(report.tasks) \
+        else str(report.task_count)
+    lines += ["", f"Tasks ({shown}, newest first):"]
+    if report.tasks:
+        lines += _table(["CALLER", "STATE", "AGE", "TASK"],
+                        [[t.caller, t.state, _age(t.age(now)), t.id] for t in report.tasks])
+    else:
+        lines.append("  none")
+    if report.problems:
+        lines += ["", f"Problems ({len(report.problems)}):", *(f"  {p}" for p in report.problems)]
+    return "\n".join(lines) + "\n"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    rows = [[_printable(cell) for cell in row] for row in rows]
+    widths = [max(len(row[i]) for row in [header, *rows]) for i in range(len(header))]
+    return ["  " + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+            for row in [header, *rows]]
+
+
+def _printable(text: str) -> str:
+    """A cell without control characters: the files are plain files an agent can be talked into editing, and
+    what they hold must not drive the terminal (an escape sequence in a note or a task's caller)."""
+    return "".join("\N{REPLACEMENT CHARACTER}" if unicodedata.category(c) == "Cc" else c for c in text)
+
+
+def _age(seconds: float | None) -> str:
+    if seconds is None:
+        return "?"
+    for unit, size in (("d", 86400), ("h", 3600), ("m", 60)):
+        if seconds >= size:
+            return f"{int(seconds // size)}{unit}"
+    return f"{int(seconds)}s"
+
+
+# --- the command ---
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reference-server a2a",
+        description="List a workspace's A2A callers (keys masked as …last4) and its last 10 tasks. Without flags, "
+                    "the workspace the server would serve (A2A__Workspace, A2A__WorkspaceRoot and A2A__Owners, "
+                    "else the demo workspace).")
+    where = parser.add_mutually_exclusive_group()
+    where.add_argument("--workspace", metavar="PATH", help="a workspace folder")
+    where.add_argument("--workspace-root", metavar="ROOT", help="an owner host's root; name the owner with --owner")
+    parser.add_argument("--owner", metavar="ID", help="the owner whose workspace under the root to show")
+    parser.add_argument("--json", action="store_true", help="print JSON for scripts instead of text")
+    return parser
+
+
+def chosen_workspace(args: argparse.Namespace, host: Settings, default: Callable[[], Path]) -> Workspace:
+    """The workspace the flags name, else the one the host's environment names, else the default (the demo)."""
+    if args.owner is not None and not OWNER_ID.fullmatch(args.owner):
+        raise UsageError(f"--owner has the value {args.owner!r}; expected an owner id of letters, digits, '_' "
+                         "and '-' (up to 64)")
+    root = Path(args.workspace_root).expanduser() if args.workspace_root else None
+    if root is None and args.workspace is None:
+        root = host.workspace_root
+    if root is not None:
+        owner = args.owner or (host.owners[0] if len(host.owners) == 1 else None)
+        if owner is None:
+            listed = f" (A2A__Owners lists {', '.join(host.owners)})" if host.owners else ""
+            raise UsageError(f"which owner? expected --owner ID with the workspace root {root}{listed}")
+        return owner_workspace(root.resolve(), owner)
+    path = Path(args.workspace).expanduser() if args.workspace else host.workspace or default()
+    owner = args.owner or (host.owners[0] if host.owners and host.workspace_root is None else "owner")
+    return Workspace(path.resolve(), owner_id=owner)
+
+
+def main(argv: Sequence[str], *, default_workspace: Callable[[], Path], env: Mapping[str, str] | None = None,
+         out: TextIO | None = None) -> int:
+    args = build_parser().parse_args(list(argv))
+    out = out or sys.stdout
+    try:
+        host = load_settings(os.environ if env is None else env)
+        workspace = chosen_workspace(args, host, default_workspace)
+    except (SettingsError, UsageError) as error:
+        print(f"reference-server a2a: {error}", file=sys.stderr)
+        return 2
+    if not workspace.path.is_dir():
+        print(f"reference-server a2a: {workspace.path} is not a folder", file=sys.stderr)
+        return 2
+    report = report_of(workspace)
+    served_root = host.workspace_root.expanduser().resolve() if host.workspace_root is not None else None
+    if served_root == workspace.path.parent and workspace.owner_id not in host.owners:
+        report.problems.append(f"owner {workspace.owner_id} is not in A2A__Owners: the server does not serve "
+                               "this workspace")
+    now = datetime.now(UTC)
+    if args.json:
+        out.write(json.dumps(as_json(report, now), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(as_text(report, now))
+    return 0

@@ -1,0 +1,274 @@
+"""Steps about the owner host: allowed owners under a root, the Telegram notifier, the a2a command, A2A off.
+
+An owner host is started for its scenario (its owners and root are the scenario's), with a fake Telegram Bot API
+on loopback (scripts/fake_telegram.py, through support.telegram); both stop when the scenario ends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import logging
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pytest_bdd import given, parsers, then, when
+from support.client import REST_ROUTES
+from support.live import LiveServer, OwnerHostWorkspaces, settings_for
+from support.telegram import FakeTelegram
+from support.v03_rest import ROUTES as V03_REST_ROUTES
+
+from reference_server import cli
+from reference_server.domain.callers import owner_workspace
+from steps.common import new_key, workspace_of, write_json
+
+BOT_TOKEN = "4242:spec-bot-token-never-logged"
+
+
+@dataclass
+class OwnerHost:
+    root: Path
+    workspaces: OwnerHostWorkspaces
+    telegram: FakeTelegram
+
+
+def host_of(world: Any) -> OwnerHost:
+    return world.notes["owner_host"]  # type: ignore[no-any-return]
+
+
+def _start_host(world: Any, request: pytest.FixtureRequest, owners: list[str], **overrides: Any) -> None:
+    """An owner host over the scenario's root for `owners`, notifying through the scenario's fake Bot API."""
+    known: OwnerHost | None = world.notes.get("owner_host")
+    root = known.root if known else world.root / "owners"
+    telegram = known.telegram if known else FakeTelegram(token=BOT_TOKEN).start()
+    workspaces = OwnerHostWorkspaces(root, owners)
+    settings = settings_for(workspace_root=root, owners=tuple(owners), notifier="telegram",
+                            telegram_bot_token=BOT_TOKEN, telegram_api_url=telegram.url, **overrides)
+    server = LiveServer(settings, workspaces=workspaces).start()
+    world.notes["owner_host"] = OwnerHost(root, workspaces, telegram)
+
+    def stop() -> None:
+        world.http.close()  # its keep-alive connection would hold the server's shutdown
+        server.stop()
+        if known is None:
+            telegram.stop()
+
+    request.addfinalizer(stop)
+    world.use_server(server)
+
+
+# --- the host and its owners ---
+
+
+@given(parsers.parse('an owner host for the owners "{first}" and "{second}", notifying them through a Telegram bot'))
+def _(world: Any, request: pytest.FixtureRequest, first: str, second: str) -> None:
+    _start_host(world, request, [first, second])
+    for owner in (first, second):
+        workspace = owner_workspace(host_of(world).root, owner)
+        write_json(workspace.callers_file, [])
+        world.workspaces[owner] = workspace
+
+
+@given(parsers.parse('"{owner}" has the caller "{name}"'))
+def _(world: Any, owner: str, name: str) -> None:
+    key = new_key()
+    write_json(world.workspaces[owner].callers_file, [{"name": name, "key": key, "mode": "isolated"}])
+    world.caller, world.key = name, key
+    world.keys[name] = key
+
+
+@given(parsers.parse('the folder "{folder}" under the root has the caller "{name}"'))
+def _(world: Any, folder: str, name: str) -> None:
+    """The folder's caller becomes the caller of the scenario."""
+    key = new_key()
+    write_json(owner_workspace(host_of(world).root, folder).callers_file, [{"name": name, "key": key}])
+    world.caller, world.key = name, key
+    world.keys[name] = key
+
+
+@given(parsers.parse('the folder "{folder}" under the root holds the key of "{holder}" as "{name}"'))
+def _(world: Any, folder: str, holder: str, name: str) -> None:
+    callers = owner_workspace(host_of(world).root, folder).callers_file
+    entries = json.loads(callers.read_text()) if callers.exists() else []
+    write_json(callers, [*entries, {"name": name, "key": world.keys[holder]}])
+
+
+@when(parsers.parse('the host adds "{owner}" to its owners'))
+def _(world: Any, owner: str) -> None:
+    host_of(world).workspaces.owners.append(owner)
+
+
+@given("the host has A2A switched off")
+def _(world: Any, request: pytest.FixtureRequest) -> None:
+    _start_host(world, request, list(host_of(world).workspaces.owners), enabled=False)
+
+
+# --- the log ---
+
+
+@given("the host logs everything")
+def _(caplog: pytest.LogCaptureFixture) -> None:
+    # every logger at DEBUG, the libraries' too: a secret in any line of any logger would be seen
+    caplog.set_level(logging.DEBUG)
+
+
+def _log_text(caplog: pytest.LogCaptureFixture) -> str:
+    return "\n".join(f"{r.name} {r.getMessage()} {r.exc_text or ''}" for r in caplog.records)
+
+
+@then("no log line holds the bot token or a caller's key")
+def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+    text = _log_text(caplog)
+    assert caplog.records, "nothing was logged: the check would prove nothing"
+    assert BOT_TOKEN not in text and BOT_TOKEN.split(":")[1] not in text, "the bot token reached a log line"
+    for name, key in world.keys.items():
+        assert key not in text, f"the key of {name} reached a log line"
+
+
+@then(parsers.parse('a warning says notify_owner failed for the owner "{owner}"'))
+def _(caplog: pytest.LogCaptureFixture, owner: str) -> None:
+    warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+    assert any(w.startswith(f"notify_owner for owner {owner} ") and "failed" in w for w in warnings), warnings
+
+
+@then("the log said once that A2A is switched off")
+def _(caplog: pytest.LogCaptureFixture) -> None:
+    said = [r for r in caplog.records if "A2A is switched off" in r.getMessage()]
+    assert len(said) == 1, [r.getMessage() for r in said]
+
+
+# --- the Telegram chats ---
+
+
+@given(parsers.parse('the Telegram bot may not write to the chat of "{owner}"'))
+def _(world: Any, owner: str) -> None:
+    host_of(world).telegram.refused.add(owner)
+
+
+@then(parsers.parse('the chat of "{owner}" got "{text}"'))
+def _(world: Any, owner: str, text: str) -> None:
+    assert host_of(world).telegram.to(owner) == [text]
+
+
+@then(parsers.parse('the chat of "{owner}" got nothing'))
+def _(world: Any, owner: str) -> None:
+    assert host_of(world).telegram.to(owner) == []
+
+
+# --- the a2a command ---
+
+
+@when(parsers.re(r'the host runs the a2a command for "(?P<owner>[^"]+)" as (?P<form>text|JSON)$'))
+def _(world: Any, owner: str, form: str) -> None:
+    argv = ["a2a", "--workspace-root", str(host_of(world).root), "--owner", owner]
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = cli.main([*argv, "--json"] if form == "JSON" else argv)
+    assert code == 0, out.getvalue()
+    world.notes["command"] = (form, out.getvalue())
+
+
+@dataclass
+class Listing:
+    """What the command printed, the same whether read from its text or its JSON."""
+
+    callers: list[tuple[str, str, str]]  # name, mode, key
+    tasks: list[tuple[str, str]]  # caller, state
+    problems: list[str]
+
+
+def _section(text: str, title: str) -> list[str]:
+    """The lines under a heading of the text output ("Callers (2):"), without the heading and the blank after."""
+    lines = text.splitlines()
+    start = next((n for n, line in enumerate(lines) if line.startswith(title + " (")), None)
+    if start is None:
+        return []
+    section = []
+    for line in lines[start + 1:]:
+        if not line.strip():
+            break
+        section.append(line.strip())
+    return section
+
+
+def _rows(section: list[str]) -> list[list[str]]:
+    """The rows of a table in a section, split at runs of two spaces, without its header row."""
+    return [re.split(r"\s{2,}", line) for line in section[1:]] if section and section[0].isupper() else []
+
+
+def command_listing(world: Any) -> Listing:
+    form, output = world.notes["command"]
+    if form == "JSON":
+        data = json.loads(output)
+        return Listing([(c["name"], c["mode"], c["key"]) for c in data["callers"]],
+                       [(t["caller"], t["state"]) for t in data["tasks"]], data["problems"])
+    callers = [(row[0], row[1], row[2]) for row in _rows(_section(output, "Callers"))]
+    tasks = [(row[0], row[1]) for row in _rows(_section(output, "Tasks"))]
+    return Listing(callers, tasks, _section(output, "Problems"))
+
+
+@then(parsers.parse('the command lists "{first}" and "{second}" as isolated callers, keys masked as …last4'))
+def _(world: Any, first: str, second: str) -> None:
+    expected = [(name, "isolated", "…" + world.keys[name][-4:]) for name in (first, second)]
+    assert command_listing(world).callers == expected
+
+
+@then(parsers.parse('the command lists one task, of "{caller}", {state}'))
+def _(world: Any, caller: str, state: str) -> None:
+    assert command_listing(world).tasks == [(caller, state)]
+
+
+@then("the command's output holds no caller's key")
+def _(world: Any) -> None:
+    output = world.notes["command"][1]
+    for name, key in world.keys.items():
+        assert key not in output and key[:-4] not in output, f"the key of {name} is shown"
+
+
+@then("the command reports the callers file as not valid JSON")
+def _(world: Any) -> None:
+    problems = command_listing(world).problems
+    assert any(str(workspace_of(world).callers_file) in p and "not valid JSON" in p for p in problems), problems
+
+
+@then("the command reports the task file as not a valid task file")
+def _(world: Any) -> None:
+    from steps.tasks import task_id
+
+    path = workspace_of(world).tasks_dir / f"{task_id(world)}.json"
+    problems = command_listing(world).problems
+    assert any(str(path) in p and "not a valid task file" in p for p in problems), problems
+
+
+# --- A2A switched off ---
+
+
+_TASK_ID = "00000000-0000-4000-8000-000000000000"
+
+
+@when("the caller tries every A2A endpoint, the push receiver and the public card")
+def _(world: Any) -> None:
+    server = world.server
+    routes = {(verb, server.rest_prefix + path) for verb, path, _, _ in
+              [*REST_ROUTES.values(), *V03_REST_ROUTES.values()]}
+    routes |= {("POST", server.jsonrpc_path), ("GET", server.jsonrpc_path),
+               ("POST", f"{server.push_prefix}/some-watch"), ("GET", "/.well-known/agent-card.json")}
+    answers = {}
+    for verb, path in sorted(routes):
+        filled = path.replace("{id}", _TASK_ID).replace("{taskId}", _TASK_ID)
+        answers[f"{verb} {path}"] = world.http.request(verb, filled, headers={"X-API-Key": world.key,
+                                                                             "A2A-Version": "1.0"}, json={})
+    world.notes["answers"] = answers
+
+
+@then("none of them is found")
+def _(world: Any) -> None:
+    answers = world.notes["answers"]
+    assert len(answers) > 10, sorted(answers)
+    found = {route: answer.status_code for route, answer in answers.items()
+             if answer.status_code != 404 or answer.json()["error"]["status"] != "NOT_FOUND"}
+    assert not found, found
