@@ -77,13 +77,14 @@ class Follower:
         """The events as they come, up to the status update whose state ends this stream.
 
         With idle_seconds, the stream also ends when that long passes without an event while busy() is false
-        (for a subscription: no run of the task is live, so nothing would come until the caller answers).
+        (for a subscription: no run of the task is live, so nothing would come until the caller answers). While
+        busy() is true it waits without a bound: a live run always ends with a status update.
         """
         while True:
             try:
-                event = await asyncio.wait_for(self._queue.get(), idle_seconds)
+                event = await asyncio.wait_for(self._queue.get(), None if busy() else idle_seconds)
             except TimeoutError:
-                if busy():
+                if busy():  # a run began just as the time ran out
                     continue
                 return
             yield event

@@ -168,8 +168,8 @@ class A2AService:
     async def subscribe_to_task(self, caller: Caller, task_id: str) -> AsyncIterator[StreamEvent]:
         """The task now, then its events until it is terminal (A2A §3.1.6), through the runs its answers start.
 
-        A subscription waiting on an interrupted task ends when its stream is closed (the SSE binding notices a
-        gone client at its next heartbeat), or once SessionIdleTimeout passes with no event and no live run.
+        A subscription waiting on an interrupted task ends when its consumer closes it (a client gone), or once
+        SessionIdleTimeout passes with no event and no live run (docs/configuration.md).
         """
         with self.broadcast.follow(task_id) as follower:  # before the task is read: no event can fall in between
             yield await self._subscription_start(caller, task_id, follower)

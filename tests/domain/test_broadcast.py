@@ -92,23 +92,21 @@ def test_a_follower_leaves_when_its_stream_ends_or_is_closed() -> None:
 def test_an_idle_subscription_ends_unless_a_run_is_live() -> None:
     async def scenario() -> None:
         broadcast = Broadcast()
-        asked: list[bool] = []
-
-        def busy() -> bool:
-            asked.append(True)
-            if len(asked) == 1:  # the first idle check: a run is live, and publishes its end
-                broadcast.publish("t1", status(TaskState.COMPLETED))
-                return True
-            return False
-
+        live = [True]
         with broadcast.follow("t1") as follower:
-            events = await collect(follower.events(ends_subscription, idle_seconds=0.01, busy=busy))
-        assert events == [status(TaskState.COMPLETED)] and len(asked) == 1
+            # idle_seconds 0: the subscription would end at once, were it not for the live run
+            following = asyncio.create_task(collect(follower.events(ends_subscription, idle_seconds=0,
+                                                                    busy=lambda: live[0])))
+            for _ in range(5):
+                await asyncio.sleep(0)  # let it wait
+            assert not following.done()
+            asked = status(TaskState.INPUT_REQUIRED)
+            live[0] = False  # the run ends as it publishes its last state
+            broadcast.publish("t1", asked)
+            assert await following == [asked]  # then nothing comes within the idle time: the stream ends
 
         with broadcast.follow("t1") as follower:  # no run: the idle subscription ends without an event
             assert await collect(follower.events(ends_subscription, idle_seconds=0.01)) == []
-
-    asyncio.run(scenario())
 
 
 def test_discard_drops_what_a_snapshot_already_holds() -> None:
