@@ -168,12 +168,13 @@ class Subscriber:
 def start_subscriber(world: Any) -> Subscriber:
     subscriber = Subscriber()
     binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
-    url = world.server.url
+    server = world.server
 
     def read() -> None:
         try:
-            with httpx.Client(base_url=url, timeout=30) as http:
-                client = A2AClient(http, binding=binding, version=version, key=key)
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                client = A2AClient(http, binding=binding, version=version, key=key,
+                                   jsonrpc_path=server.jsonrpc_path, rest_prefix=server.rest_prefix)
                 subscriber.reply = client.stream("SubscribeToTask", {"id": task}, on_event=subscriber.take)
         except BaseException as failure:  # handed to the step that reads the result
             subscriber.failure = failure
