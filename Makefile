@@ -44,7 +44,7 @@ lint: $(STAMP)
 	$(PY) -m mypy --strict reference_server
 
 clean:
-	rm -rf $(VENV) reports $(JS_CLIENT)/node_modules
+	rm -rf $(VENV) reports .cache $(JS_CLIENT)/node_modules
 
 fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions; prints the counts (make test runs 1,000)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz

@@ -155,7 +155,7 @@ KEYS: tuple[_Key, ...] = (
          "external base URL for the card and push webhooks"),
     _Key("max_hops", "MaxHops", "--max-hops", _parse_positive_int, _COUNT, "recursion guard"),
     _Key("session_idle_timeout", "SessionIdleTimeout", "--session-idle-timeout", _parse_timespan,
-         _A_TIMESPAN, "evict idle sessions after this long"),
+         _A_TIMESPAN, "evict idle sessions after this long; a subscription waiting for an answer ends then too"),
     _Key("max_idle_sessions", "MaxIdleSessions", "--max-idle-sessions", _parse_positive_int, _COUNT,
          "idle sessions kept in memory; beyond it the least recently used resume from their file"),
     _Key("max_session_bytes", "MaxSessionBytes", "--max-session-bytes", _parse_positive_int,

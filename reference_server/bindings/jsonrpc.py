@@ -10,7 +10,7 @@ from blacksheep import Request, Response
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
 from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
-from reference_server.bindings.sse import stream_response
+from reference_server.bindings.sse import one_event_stream, stream_response
 from reference_server.domain.errors import (
     A2AError,
     InvalidParams,
@@ -41,18 +41,36 @@ async def handle(request: Request, scope: Scope) -> Response:
         envelope = _envelope(payload)
         version = requested_version(request)
         operation = _operation(envelope.method, version)
-        params = operation.decode(envelope.params)
         if operation.streaming:
-            return await stream_response(
-                request,
-                operation.call(scope, params),
-                lambda event: _result(request_id, operation.encode(event, params)),
-                lambda error: jsonrpc_error(error, request_id),
-            )
+            return await _stream(request, scope, operation, envelope.params, request_id, version)
+        params = operation.decode(_params(envelope.params))
         result = await operation.call(scope, params)
         return json_response(_result(request_id, operation.encode(result, params)))
     except A2AError as error:
-        return error_response(renamed_fields(error, v03.field_path) if version == V0_3 else error, request_id)
+        return error_response(_in_version(error, version), request_id)
+
+
+async def _stream(request: Request, scope: Scope, operation: Operation, raw_params: Any, request_id: Any,
+                  version: str) -> Response:
+    """params → dispatch of a streaming method; an error found before the first event is a plain answer, except
+    in 0.3: the 0.3 clients read a stream's answer only as SSE (the a2a-sdk 0.3.x client calls anything else
+    an "Invalid SSE response"), so there it is a stream of that one error, as the a2a-sdk server sends it."""
+    try:
+        params = operation.decode(_params(raw_params))
+        return await stream_response(
+            request,
+            operation.call(scope, params),
+            lambda event: _result(request_id, operation.encode(event, params)),
+            lambda error: jsonrpc_error(error, request_id),
+        )
+    except A2AError as error:
+        if version != V0_3:
+            raise
+        return one_event_stream(jsonrpc_error(_in_version(error, version), request_id))
+
+
+def _in_version(error: A2AError, version: str) -> A2AError:
+    return renamed_fields(error, v03.field_path) if version == V0_3 else error
 
 
 async def not_posted(request: Request) -> Response:
@@ -96,10 +114,13 @@ def _envelope(payload: Any) -> Envelope:
         raise InvalidRequest('The request must have an "id": A2A methods answer, so notifications are not served')
     if usable_id(payload) is None:
         raise InvalidRequest('The request "id" must be a string or an integer')
-    params = payload.get("params", {})
+    return Envelope(payload["id"], method, payload.get("params", {}))
+
+
+def _params(params: Any) -> dict[str, Any]:
     if not isinstance(params, dict):
         raise InvalidParams('"params" must be an object (A2A methods take named parameters)')
-    return Envelope(payload["id"], method, params)
+    return params
 
 
 def _operation(method: str, version: str) -> Operation:

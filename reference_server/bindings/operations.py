@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_server.discovery.card import build_card, extended_details, v03_card
+from reference_server.domain.broadcast import ends_subscription
 from reference_server.domain.callers import Caller
 from reference_server.domain.service import A2AService
 from reference_server.settings import Settings
@@ -141,7 +142,9 @@ V03_OPERATIONS: dict[str, Operation] = {
     "message/stream": Operation(v03.decode_send_params, _stream, _of(v03.encode_stream_event), streaming=True),
     "tasks/get": Operation(v03.decode_task_query, _get, _of(v03.encode_task)),
     "tasks/cancel": Operation(v03.decode_task_id_params, _cancel, _of(v03.encode_task)),
-    "tasks/resubscribe": Operation(v03.decode_task_id_params, _subscribe, _of(v03.encode_stream_event),
+    # a subscription goes on through input-required: only a terminal status update is final
+    "tasks/resubscribe": Operation(v03.decode_task_id_params, _subscribe,
+                                   _of(lambda event: v03.encode_stream_event(event, ends_subscription)),
                                    streaming=True),
     "tasks/pushNotificationConfig/set": Operation(v03.decode_set_push_config, _set_push("pushNotificationConfig.url"),
                                                   _of(v03.encode_push_config)),
@@ -160,7 +163,8 @@ V03_REST_OPERATIONS: dict[str, Operation] = {
     "GetTask": Operation(v03_rest.decode_get_task, _get, _of(v03_rest.encode_task)),
     # the id comes from the path; the body (the proto's `name`) is not needed
     "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v03_rest.encode_task)),
-    "TaskSubscription": Operation(v1.decode_task_id, _subscribe, _of(v03_rest.encode_stream_event),
+    "TaskSubscription": Operation(v1.decode_task_id, _subscribe,
+                                  _of(lambda event: v03_rest.encode_stream_event(event, ends_subscription)),
                                   streaming=True),
     "CreateTaskPushNotificationConfig": Operation(v03_rest.decode_create_push_config,
                                                   _set_push("config.pushNotificationConfig.url"),

@@ -8,7 +8,7 @@ import logging
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from blacksheep import Request, Response
+from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
 from reference_server.bindings.http import dumps
@@ -18,6 +18,7 @@ log = logging.getLogger("reference_server.sse")
 
 HEARTBEAT_SECONDS = 15.0
 _END = object()
+_HEADERS = [(b"Cache-Control", b"no-store"), (b"X-Accel-Buffering", b"no")]
 
 Frame = Callable[[Any], Any]
 ErrorFrame = Callable[[A2AError], Any]
@@ -44,8 +45,12 @@ async def stream_response(
         async for chunk in _rest_of_stream(request, events, frame, error_frame):
             yield chunk
 
-    headers = [(b"Cache-Control", b"no-store"), (b"X-Accel-Buffering", b"no")]
-    return Response(200, headers, StreamedContent(b"text/event-stream", body))
+    return Response(200, list(_HEADERS), StreamedContent(b"text/event-stream", body))
+
+
+def one_event_stream(payload: Any) -> Response:
+    """A 200 event stream of one `data:` event, then its end (0.3 JSON-RPC: a stream refused before it starts)."""
+    return Response(200, list(_HEADERS), Content(b"text/event-stream", data_event(payload)))
 
 
 async def _rest_of_stream(

@@ -35,7 +35,8 @@ class TaskState(enum.Enum):
 
     @property
     def ends_stream(self) -> bool:
-        # design README: streams close after a terminal or interrupted state (A2A §11.7)
+        # design README: a send stream closes after a terminal or interrupted state (A2A §11.7); a subscription
+        # goes on to a terminal one (domain/broadcast.py)
         return self.terminal or self.interrupted
 
 

@@ -14,13 +14,13 @@ from reference_server.agent import events as ev
 from reference_server.agent.session import AgentSession
 from reference_server.agent.tools import Tool
 from reference_server.disk import off_loop
+from reference_server.domain.broadcast import Broadcast
 from reference_server.domain.callers import Caller
 from reference_server.domain.model import (
     Artifact,
     Message,
     Part,
     Role,
-    StreamEvent,
     Task,
     TaskArtifactUpdateEvent,
     TaskState,
@@ -45,32 +45,6 @@ def agent_message(task: Task, text: str) -> Message:
     )
 
 
-class Broadcast:
-    """Every subscriber of a task gets the same events in the same order (A2A §3.5.2)."""
-
-    def __init__(self) -> None:
-        self._queues: list[asyncio.Queue[StreamEvent | None]] = []
-
-    def publish(self, event: StreamEvent, *, last: bool = False) -> None:
-        for queue in self._queues:
-            queue.put_nowait(event)
-            if last:
-                queue.put_nowait(None)
-
-    async def follow(self, queue: asyncio.Queue[StreamEvent | None]) -> AsyncIterator[StreamEvent]:
-        try:
-            while (event := await queue.get()) is not None:
-                yield event
-        finally:
-            if queue in self._queues:
-                self._queues.remove(queue)
-
-    def attach(self) -> asyncio.Queue[StreamEvent | None]:
-        queue: asyncio.Queue[StreamEvent | None] = asyncio.Queue()
-        self._queues.append(queue)
-        return queue
-
-
 Prompt = Callable[[], Awaitable[str]]  # made when the run starts: it may fetch the message's files first
 
 
@@ -87,11 +61,11 @@ class TaskRun:
     """
 
     def __init__(self, stored: StoredTask, store: TaskStore, caller: Caller, on_end: Callable[[str], None],
-                 *, max_file_bytes: int, push: PushSender | None = None) -> None:
+                 broadcast: Broadcast, *, max_file_bytes: int, push: PushSender | None = None) -> None:
         self.stored = stored
         self.store = store
         self.caller = caller
-        self.broadcast = Broadcast()
+        self._broadcast = broadcast  # the task's followers: its send streams and its subscribers
         self.done = asyncio.Event()
         self.question: str | None = None
         self._on_end = on_end
@@ -109,16 +83,14 @@ class TaskRun:
     def task(self) -> Task:
         return self.stored.task
 
-    def subscribe(self) -> tuple[Task, AsyncIterator[StreamEvent]]:
-        """A snapshot of the task now and every event after it, with no gap (no await in between)."""
-        queue = self.broadcast.attach()
+    def snapshot(self) -> Task:
+        """A copy of the task now that holds every event published so far (a stream starts with it)."""
         artifacts = list(self.task.artifacts)
         if self._partial:
             # a late subscriber sees the message in progress, so the appends that follow make sense
             partial = Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(self._partial)], name="response")
             artifacts = _with_artifact(artifacts, partial)
-        snapshot = replace(self.task, artifacts=artifacts, history=list(self.task.history))
-        return snapshot, self.broadcast.follow(queue)
+        return replace(self.task, artifacts=artifacts, history=list(self.task.history))
 
     def set_question(self, question: str) -> None:
         self.question = question
@@ -236,8 +208,8 @@ class TaskRun:
         self.task.artifacts = _with_artifact(self.task.artifacts, artifact)
 
     def _artifact_event(self, artifact: Artifact, *, append: bool = False, last_chunk: bool = False) -> None:
-        self.broadcast.publish(TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
-                                                       append=append, last_chunk=last_chunk))
+        self._broadcast.publish(self.task.id, TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
+                                                                      append=append, last_chunk=last_chunk))
 
     def _set_status(self, state: TaskState, text: str | None = None, *, publish: bool = True) -> None:
         message = agent_message(self.task, text) if text else None
@@ -249,7 +221,7 @@ class TaskRun:
 
     def _publish_status(self) -> None:
         event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status)
-        self.broadcast.publish(event, last=self.task.status.state.ends_stream)
+        self._broadcast.publish(self.task.id, event)
         state = self.task.status.state
         if self._push is not None and state is not self._pushed:
             # design deviation "Push payload and trigger": on each new state, not per artifact chunk

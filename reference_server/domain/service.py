@@ -10,6 +10,7 @@ from dataclasses import replace
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.disk import off_loop
+from reference_server.domain.broadcast import Broadcast, Follower, ends_send_stream, ends_subscription
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import (
     FieldViolation,
@@ -29,6 +30,7 @@ from reference_server.domain.model import (
     TaskPage,
     TaskState,
     TaskStatus,
+    TaskStatusUpdateEvent,
     utc_now,
 )
 from reference_server.domain.push import Change, PushSender, checked, drop_config, put_config
@@ -65,6 +67,7 @@ class A2AService:
         self.push = push
         self.fetcher = fetcher or Outbound(allow_private=settings.allow_private_push_urls)
         self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
+        self.broadcast = Broadcast()  # the streams following each task, across its runs
 
     # --- SendMessage / SendStreamingMessage ---
 
@@ -82,12 +85,14 @@ class A2AService:
 
     async def stream_message(self, caller: Caller, request: SendRequest) -> AsyncIterator[StreamEvent]:
         prepared = await self._prepare(caller, request)
-        snapshot, events = prepared.run.subscribe()  # the stream starts with the task as created
-        prepared.start()
-        await prepared.run.persist()
-        yield trim(snapshot, request.configuration.history_length)
-        async for event in events:
-            yield event
+        run = prepared.run
+        with self.broadcast.follow(run.task.id) as follower:
+            snapshot = run.snapshot()  # the stream starts with the task as created
+            prepared.start()
+            await run.persist()
+            yield trim(snapshot, request.configuration.history_length)
+            async for event in follower.events(ends_send_stream):
+                yield event
 
     async def _prepare(self, caller: Caller, request: SendRequest) -> Prepared:
         """Design steps 1-4: check, find or create the task, claim its context, then ready the run."""
@@ -106,7 +111,7 @@ class A2AService:
         task = stored.task
         if push_config is not None:
             put_config(push_config)(stored)
-        run = TaskRun(stored, self.stores.of(caller.workspace), caller, self.runs.ended,
+        run = TaskRun(stored, self.stores.of(caller.workspace), caller, self.runs.ended, self.broadcast,
                       max_file_bytes=settings.max_file_bytes, push=self.push)
         over_limit = hops > settings.max_hops
         # design step 1 comes first: a task over the hop limit fails whether or not its context is busy
@@ -161,22 +166,36 @@ class A2AService:
         return canceled.task
 
     async def subscribe_to_task(self, caller: Caller, task_id: str) -> AsyncIterator[StreamEvent]:
-        stored = await self.load(caller, task_id)
-        state = stored.task.status.state
-        if state.terminal:
-            # A2A §3.1.6: terminal → UnsupportedOperationError
-            raise UnsupportedOperation(
-                f"Task {task_id} is {state.value}; a terminal task has no more events to subscribe to",
-                metadata={"taskId": task_id},
-            )
-        run = self.runs.run_of(task_id)
-        if run is None:  # an interrupted task with no live run: its current state, then the stream ends
-            yield stored.task
-            return
-        snapshot, events = run.subscribe()
-        yield snapshot
-        async for event in events:
-            yield event
+        """The task now, then its events until it is terminal (A2A §3.1.6), through the runs its answers start.
+
+        A subscription waiting on an interrupted task ends when its consumer closes it (a client gone), or once
+        SessionIdleTimeout passes with no event and no live run (docs/configuration.md).
+        """
+        with self.broadcast.follow(task_id) as follower:  # before the task is read: no event can fall in between
+            yield await self._subscription_start(caller, task_id, follower)
+            idle = self.settings.session_idle_timeout.total_seconds()
+            async for event in follower.events(ends_subscription, idle_seconds=idle,
+                                               busy=lambda: self.runs.run_of(task_id) is not None):
+                yield event
+
+    async def _subscription_start(self, caller: Caller, task_id: str, follower: Follower) -> Task:
+        """The first event of a subscription: the task as it is now, holding every event the follower got so far."""
+        while True:
+            stored = await self.load(caller, task_id)
+            state = stored.task.status.state
+            if state.terminal:
+                # A2A §3.1.6: terminal → UnsupportedOperationError
+                raise UnsupportedOperation(
+                    f"Task {task_id} is {state.value}; a terminal task has no more events to subscribe to",
+                    metadata={"taskId": task_id},
+                )
+            run = self.runs.run_of(task_id)
+            if run is not None:
+                follower.discard()  # the live run's snapshot holds what it published so far
+                return run.snapshot()
+            if not follower.discard():
+                return stored.task  # an interrupted task between runs: the subscriber waits for the next one
+            # a run started and ended while the task file was read: read it again
 
     # --- push notification configs (A2A §3.1.7-3.1.10) ---
 
@@ -258,7 +277,8 @@ class A2AService:
         return await self._update(caller, task_id, _restarted)
 
     async def _update(self, caller: Caller, task_id: str, change: Change) -> StoredTask | None:
-        """Change the caller's task file (read afresh under its write lock); a new state is pushed."""
+        """Change the caller's task file (read afresh under its write lock); a new state is published to the
+        task's followers (a subscriber of a task canceled while it waited for input) and pushed."""
         before: list[TaskState] = []
 
         def tracked(stored: StoredTask) -> bool:
@@ -266,7 +286,11 @@ class A2AService:
             return change(stored)
 
         stored = await self.stores.of(caller.workspace).update(task_id, caller.name, tracked)
-        if stored is not None and self.push is not None and before and before[0] is not stored.task.status.state:
+        if stored is None or not before or before[0] is stored.task.status.state:
+            return stored
+        task = stored.task
+        self.broadcast.publish(task_id, TaskStatusUpdateEvent(task.id, task.context_id, task.status))
+        if self.push is not None:
             self.push.notify(stored)
         return stored
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 from typing import Any
 
+from reference_server.domain.broadcast import Ends, ends_send_stream
 from reference_server.domain.model import (
     Artifact,
     AuthenticationInfo,
@@ -254,24 +255,25 @@ def encode_task(task: Task, *, history_length: int | None = None) -> dict[str, A
     return out
 
 
-def encode_stream_event(event: StreamEvent) -> dict[str, Any]:
-    """A 0.3 stream result: the Task or Message itself, or an event discriminated by `kind`."""
+def encode_stream_event(event: StreamEvent, ends: Ends = ends_send_stream) -> dict[str, Any]:
+    """A 0.3 stream result: the Task or Message itself, or an event discriminated by `kind`; ends is the rule of
+    the stream it travels in (a send stream's or a subscription's), which says whether a status update is final."""
     if isinstance(event, Task):
         return encode_task(event)
     if isinstance(event, Message):
         return encode_message(event)
     if isinstance(event, TaskStatusUpdateEvent):
-        return _status_update(event)
+        return _status_update(event, ends)
     return _artifact_update(event)
 
 
-def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
+def _status_update(event: TaskStatusUpdateEvent, ends: Ends) -> dict[str, Any]:
     out: dict[str, Any] = {
         "kind": "status-update",
         "taskId": event.task_id,
         "contextId": event.context_id,
         "status": encode_status(event.status),
-        "final": event.status.state.ends_stream,  # 0.3: the last event of the stream says final
+        "final": ends(event.status.state),  # 0.3: the last event of the stream says final
     }
     put(out, "metadata", event.metadata)
     return out

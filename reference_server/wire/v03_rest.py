@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from reference_server.domain.broadcast import Ends, ends_send_stream
 from reference_server.domain.model import (
     Artifact,
     Message,
@@ -257,22 +258,23 @@ def encode_send_response(task_or_message: Task | Message) -> dict[str, Any]:
     return {"task": encode_task(task_or_message)}
 
 
-def encode_stream_event(event: StreamEvent) -> dict[str, Any]:
-    """0.3 proto StreamResponse: one of task, message (`msg`), statusUpdate, artifactUpdate."""
+def encode_stream_event(event: StreamEvent, ends: Ends = ends_send_stream) -> dict[str, Any]:
+    """0.3 proto StreamResponse: one of task, message (`msg`), statusUpdate, artifactUpdate; ends is the rule of
+    the stream it travels in (a send stream's or a subscription's), which says whether a status update is final."""
     if isinstance(event, Task | Message):
         return encode_send_response(event)
     if isinstance(event, TaskStatusUpdateEvent):
-        return {"statusUpdate": _status_update(event)}
+        return {"statusUpdate": _status_update(event, ends)}
     return {"artifactUpdate": _artifact_update(event)}
 
 
-def _status_update(event: TaskStatusUpdateEvent) -> dict[str, Any]:
+def _status_update(event: TaskStatusUpdateEvent, ends: Ends) -> dict[str, Any]:
     out: dict[str, Any] = {
         "taskId": event.task_id,
         "contextId": event.context_id,
         "status": encode_status(event.status),
         # 0.3: the last event of a stream says final; written even when false, as 0.3 clients look for it
-        "final": event.status.state.ends_stream,
+        "final": ends(event.status.state),
     }
     put(out, "metadata", event.metadata)
     return out

@@ -1,9 +1,9 @@
 @streaming
 Feature: A task streams its run: the task, then its updates, until it ends
-  A2A §3.1.2, §3.1.6, §3.5.2: a stream starts with the Task, then its updates in order, and closes when the
-  task ends; every subscriber gets the same events. Design, "Run and map": text deltas append to the
-  response artifact, a tool start is a working status "using <tool>", a sent file is a new artifact, and
-  the stream also closes when the task needs input.
+  A2A §3.1.2, §3.1.6, §3.5.2: a stream starts with the Task, then its updates in order; every stream of a task
+  gets the same events. Design README: a send stream closes when the task ends or needs input, a subscription
+  follows the task through input-required until it ends. Design, "Run and map": text deltas append to the
+  response artifact, a tool start is a working status "using <tool>", a sent file is a new artifact.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -91,15 +91,72 @@ Feature: A task streams its run: the task, then its updates, until it ends
     Then both streams start with the task working and end with the task completed
     And both streams carry the same events in the same order
 
+  @v0_3
+  Scenario: Subscribers of a task waiting for input follow it to its end
+    When the caller sends "ask: what is your name?"
+    And two subscribers follow the task at once
+    And the caller answers "Ada"
+    Then both streams start with the task input-required and end with the task completed
+    And both streams carry the same events in the same order
+    And the subscribers' events match the snapshot
+
+  @v0_3
+  Scenario: A subscription goes on through input-required to the end
+    Given the workspace's script asks "what is your name?" after a pause
+    When the caller sends "slow question" without waiting
+    And two subscribers follow the task at once
+    And the subscribers see the task input-required
+    And the caller answers "Ada"
+    Then both streams start with the task working and end with the task completed
+    And both streams carry the same events in the same order
+    And only the last status update is marked final
+
+  @v0_3
+  Scenario: A subscriber of a task waiting for input sees it canceled
+    When the caller sends "ask: what is your name?"
+    And two subscribers follow the task at once
+    And the caller cancels the task
+    Then both streams start with the task input-required and end with the task canceled
+
+  # design: a subscription that waits for an answer nobody gives ends with the session idle timeout
+  @v0_3
+  Scenario: A subscription nobody answers ends when the session goes idle
+    Given the server's session idle timeout is 1 second
+    When the caller sends "ask: what is your name?"
+    And the caller subscribes to the task
+    Then the stream holds only the task input-required
+
+  # --- refusals before the first event ---
+
   @Subscribe_TerminalTask_Unsupported @v0_3
   Scenario: Subscribing to a finished task is refused
     When the caller sends "hello"
     And the caller subscribes to the task
     Then the call fails with UnsupportedOperation
-    And the refusal comes as a plain answer, not a stream
+    And the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)
 
   @v0_3
   Scenario: Subscribing to an unknown task is refused before any stream
     When the caller subscribes to the task "00000000-0000-4000-8000-000000000000"
     Then the call fails with TaskNotFound
-    And the refusal comes as a plain answer, not a stream
+    And the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)
+
+  @v0_3
+  Scenario: Streaming to a finished task is refused before any stream
+    When the caller sends "hello"
+    And the caller streams the answer "once more"
+    Then the call fails with UnsupportedOperation
+    And the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)
+
+  @v0_3
+  Scenario: Streaming into a busy context is refused before any stream
+    When the caller sends "sleep 2" without waiting
+    And the caller streams "hello" in the same context
+    Then the call fails with UnsupportedOperation
+    And the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)
+
+  @v0_3
+  Scenario: Streaming a message without parts is refused before any stream
+    When the caller streams the message {"messageId": "m-1", "role": "ROLE_USER", "parts": []}
+    Then the call fails with InvalidParams
+    And the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)

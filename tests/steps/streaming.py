@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import base64
 import json
-from concurrent.futures import ThreadPoolExecutor
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
 import httpx
-from pytest_bdd import parsers, then, when
+from pytest_bdd import given, parsers, then, when
 from support.client import A2AClient, StreamReply
 
-from steps.common import TIMESTAMP, UUID, workspace_of
+from steps.common import TIMESTAMP, UUID, workspace_of, write_json
 from steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
+
+FOLLOW_SECONDS = 20.0  # how long a step waits for a subscriber's next event or end before it fails
 
 
 def open_stream(world: Any, operation: str, params: dict[str, Any]) -> StreamReply:
@@ -97,6 +102,16 @@ def _(world: Any, text: str) -> None:
     open_stream(world, "SendStreamingMessage", {"message": text_message(text)})
 
 
+@when(parsers.re(r'the caller streams "(?P<text>[^"]*)" in the same context$'))
+def _(world: Any, text: str) -> None:
+    open_stream(world, "SendStreamingMessage", {"message": text_message(text, context_id=world.context_id)})
+
+
+@when(parsers.parse("the caller streams the message {message}"))
+def _(world: Any, message: str) -> None:
+    open_stream(world, "SendStreamingMessage", {"message": json.loads(message)})
+
+
 @when(parsers.re(r'the caller streams the answer "(?P<text>[^"]*)"$'))
 def _(world: Any, text: str) -> None:
     message = text_message(text, context_id=world.context_id, task_id=task_id(world))
@@ -119,19 +134,109 @@ def _(world: Any, name: str) -> None:
         open_stream(world, "SubscribeToTask", {"id": task_id(world)})
 
 
+@dataclass
+class Subscriber:
+    """A subscription read on its own thread and connection, as a separate client's would be."""
+
+    seen: list[dict[str, Any]] = field(default_factory=list)  # its events so far, in 1.0 shape
+    reply: StreamReply | None = None
+    failure: BaseException | None = None
+    ended: bool = False
+    changed: threading.Condition = field(default_factory=threading.Condition)
+
+    def take(self, event: dict[str, Any]) -> None:
+        with self.changed:
+            self.seen.append(event)
+            self.changed.notify_all()
+
+    def wait_until(self, what: str, test: Callable[[list[dict[str, Any]]], bool]) -> None:
+        with self.changed:
+            came = self.changed.wait_for(lambda: test(self.seen) or self.ended, timeout=FOLLOW_SECONDS)
+        assert came, f"a subscriber saw no {what} within {FOLLOW_SECONDS} s: {self.seen}"
+        assert test(self.seen), f"a subscription ended before {what}: {self.failure or self.reply}"
+
+    def result(self) -> StreamReply:
+        with self.changed:
+            ended = self.changed.wait_for(lambda: self.ended, timeout=FOLLOW_SECONDS)
+        assert ended, f"a subscription did not end within {FOLLOW_SECONDS} s: {self.seen}"
+        if self.failure is not None:
+            raise self.failure
+        assert self.reply is not None
+        return self.reply
+
+
+def start_subscriber(world: Any) -> Subscriber:
+    subscriber = Subscriber()
+    binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
+    server = world.server
+
+    def read() -> None:
+        try:
+            with httpx.Client(base_url=server.url, timeout=30) as http:
+                client = A2AClient(http, binding=binding, version=version, key=key,
+                                   jsonrpc_path=server.jsonrpc_path, rest_prefix=server.rest_prefix)
+                subscriber.reply = client.stream("SubscribeToTask", {"id": task}, on_event=subscriber.take)
+        except BaseException as failure:  # handed to the step that reads the result
+            subscriber.failure = failure
+        finally:
+            with subscriber.changed:
+                subscriber.ended = True
+                subscriber.changed.notify_all()
+
+    # a daemon thread: a stream that never ends (the failure a step reports) must not hold up the test run
+    threading.Thread(target=read, daemon=True).start()
+    return subscriber
+
+
+def subscribers(world: Any) -> list[Subscriber]:
+    return world.notes["subscribers"]  # type: ignore[no-any-return]
+
+
+def subscriber_streams(world: Any) -> list[StreamReply]:
+    """Every subscriber's stream, read to its end; the first one is also "the stream" of the later steps."""
+    streams = [subscriber.result() for subscriber in subscribers(world)]
+    world.reply, world.stream = None, streams[0]
+    return streams
+
+
 @when("two subscribers follow the task at once")
 def _(world: Any) -> None:
-    def follow(_: int) -> StreamReply:
-        # each subscriber has its own connection, as two separate clients would
-        with httpx.Client(base_url=world.server.url, timeout=30) as http:
-            client = A2AClient(http, binding=world.client().binding, version=world.protocol.version, key=world.key)
-            return client.stream("SubscribeToTask", {"id": task_id(world)})
+    world.notes["subscribers"] = [start_subscriber(world) for _ in range(2)]
+    for subscriber in subscribers(world):
+        subscriber.wait_until("first event", bool)  # both are following the task from here on
 
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        world.notes["subscribers"] = list(pool.map(follow, range(2)))
+
+@when(parsers.re(rf"the subscribers see the task {STATE}$"))
+def _(world: Any, state: str) -> None:
+    def reached(seen: list[dict[str, Any]]) -> bool:
+        return any(u["status"]["state"] == STATES[state] for u in status_updates(seen))
+
+    for subscriber in subscribers(world):
+        subscriber.wait_until(f"status update {state}", reached)
+
+
+@given(parsers.parse("the server's session idle timeout is {seconds:d} second"))
+def _(world: Any, server_factory: Any, seconds: int) -> None:
+    world.use_server(server_factory(session_idle_timeout=timedelta(seconds=seconds)))
+
+
+@given(parsers.parse('the workspace\'s script asks "{question}" after a pause'))
+def _(world: Any, question: str) -> None:
+    # a run that is still live when the subscribers come, and then needs input; anything else is echoed
+    write_json(workspace_of(world).a2a_dir / "script.json", {"rules": [
+        {"match": "(?i)^slow question$", "turns": [[{"say": "One moment."}, {"pause": 2},
+                                                     {"tool": "request_input", "args": {"question": question}}]]},
+        {"match": "", "turns": [[{"say": "{text}"}]]},
+    ]})
 
 
 # --- the order of events ---
+
+
+@then(parsers.re(rf"the stream holds only the task {STATE}$"))
+def _(world: Any, state: str) -> None:
+    (only,) = events(world)
+    assert only["task"]["status"]["state"] == STATES[state], only
 
 
 @then(parsers.re(rf"the stream starts with the task {STATE}$"))
@@ -161,6 +266,13 @@ def _(world: Any, text: str) -> None:
 @then("the stream's events match the snapshot")
 def _(world: Any, snapshot_json: Any) -> None:
     assert summary(events(world), task_id(world), world.context_id) == snapshot_json
+
+
+@then("the subscribers' events match the snapshot")
+def _(world: Any, snapshot_json: Any) -> None:
+    first, *others = (summary(s.events, task_id(world), world.context_id) for s in subscriber_streams(world))
+    assert all(other == first for other in others), (first, others)
+    assert first == snapshot_json
 
 
 @then("the stream continues the same task")
@@ -242,12 +354,17 @@ def _(world: Any) -> None:
 # --- refusals ---
 
 
-@then("the refusal comes as a plain answer, not a stream")
+@then("the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)")
 def _(world: Any) -> None:
     stream = world.stream
     assert stream.error is not None and not stream.events, stream
-    # DIGEST §10: an error found before the stream starts is an ordinary response
-    assert not stream.content_type.startswith("text/event-stream"), stream.content_type
+    if (world.protocol.binding, world.protocol.version) == ("jsonrpc", "0.3"):
+        # the 0.3 clients read a stream's answer only as events: one JSON-RPC error event, then the end
+        assert stream.content_type.startswith("text/event-stream"), stream.content_type
+        assert len(stream.raw_events) == 1 and "error" in stream.raw_events[0], stream.raw_events
+    else:
+        # DIGEST §10: an error found before the stream starts is an ordinary response
+        assert not stream.content_type.startswith("text/event-stream"), stream.content_type
 
 
 # --- several subscribers ---
@@ -255,7 +372,7 @@ def _(world: Any) -> None:
 
 @then(parsers.re(rf"both streams start with the task {STATE} and end with the task (?P<end>[a-z-]+)$"))
 def _(world: Any, state: str, end: str) -> None:
-    for stream in world.notes["subscribers"]:
+    for stream in subscriber_streams(world):
         assert stream.error is None and stream.events, stream
         assert stream.events[0]["task"]["status"]["state"] == STATES[state], stream.events[0]
         assert stream.events[-1]["statusUpdate"]["status"]["state"] == STATES[end], stream.events[-1]
@@ -264,7 +381,7 @@ def _(world: Any, state: str, end: str) -> None:
 @then("both streams carry the same events in the same order")
 def _(world: Any) -> None:
     # A2A §3.5.2: every stream of a task gets the same events in the same order, from the moment it attached
-    first, second = (stream.events[1:] for stream in world.notes["subscribers"])
+    first, second = (stream.events[1:] for stream in subscriber_streams(world))
     shorter, longer = sorted((first, second), key=len)
     assert shorter, "a subscriber got nothing after the task"
     assert longer[len(longer) - len(shorter):] == shorter, (first, second)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -59,6 +60,9 @@ V03_METHODS = {
     "ListTaskPushNotificationConfigs": ("tasks/pushNotificationConfig/list", None),
     "DeleteTaskPushNotificationConfig": ("tasks/pushNotificationConfig/delete", None),
 }
+
+
+OnEvent = Callable[[dict[str, Any]], None]
 
 
 @dataclass
@@ -130,14 +134,15 @@ class A2AClient:
             return self._rest(operation, params)
         return self._jsonrpc(operation, params)
 
-    def stream(self, operation: str, params: dict[str, Any]) -> StreamReply:
+    def stream(self, operation: str, params: dict[str, Any], *, on_event: OnEvent | None = None) -> StreamReply:
+        """A stream read to its end; on_event sees each event (1.0 shape) as it arrives."""
         if self.binding == "rest":
             verb, path, placement, _ = self._route(operation)
             url, rest_params = _fill(path, self._rest_params(operation, params))
             kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
-            return self.sse(verb, self.rest_prefix + url, kwargs, request_id=None)
+            return self.sse(verb, self.rest_prefix + url, kwargs, request_id=None, on_event=on_event)
         _, body, request_id = self._envelope(operation, params)
-        return self.sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id)
+        return self.sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id, on_event=on_event)
 
     # --- JSON-RPC ---
 
@@ -223,8 +228,13 @@ class A2AClient:
 
     # --- SSE ---
 
-    def sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any) -> StreamReply:
-        """One SSE request as it is given, read to its end (every event validated)."""
+    def sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any,
+            on_event: OnEvent | None = None) -> StreamReply:
+        """One SSE request as it is given, read to its end (every event validated).
+
+        An error found before the first event is a plain answer, except in 0.3 over JSON-RPC, where it is a
+        stream of that one error event (what the 0.3 clients read); either way it becomes the reply's `error`.
+        """
         headers = {**self.headers(), "Accept": "text/event-stream"}
         with connect_sse(self.http, verb, self.url(url), headers=headers, **kwargs) as source:
             response = source.response
@@ -235,8 +245,19 @@ class A2AClient:
                          else self.jsonrpc_reply(response, None, request_id))
                 return StreamReply(response.status_code, error=reply.error, content_type=content_type)
             stream = StreamReply(response.status_code, content_type=content_type)
+            kinds = []
             for sse in source.iter_sse():
+                assert stream.error is None, f"the stream went on after its error: {sse.data}"
+                kinds.append(sse.event)
+                seen = len(stream.events)
                 self._take_event(stream, sse.event, json.loads(sse.data), request_id)
+                if len(stream.events) > seen and on_event is not None:
+                    on_event(stream.events[-1])
+            if stream.error is not None and not stream.events:
+                # A2A 1.0 and 0.3 HTTP+JSON answer such an error plainly (DIGEST §10); 0.3 JSON-RPC as one plain
+                # `data:` event, the way the a2a-sdk server sends it and its 0.3 client reads it
+                assert (self.binding, self.version) == ("jsonrpc", "0.3"), f"a stream of only an error: {stream}"
+                assert kinds == ["message"] and stream.http_status == 200, (kinds, stream)
             return stream
 
     def _take_event(self, stream: StreamReply, kind: str, data: Any, request_id: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from support.schemas import assert_valid
 
+from reference_server.domain.broadcast import ends_subscription
 from reference_server.domain.errors import InvalidParams
 from reference_server.domain.model import (
     Artifact,
@@ -307,18 +308,19 @@ def test_encode_send_result() -> None:
 
 
 @pytest.mark.parametrize(
-    ("state", "final"),
+    ("state", "final", "final_in_subscription"),
     [
-        (TaskState.WORKING, False),
-        (TaskState.COMPLETED, True),
-        (TaskState.FAILED, True),
-        (TaskState.INPUT_REQUIRED, True),
-        (TaskState.AUTH_REQUIRED, True),
+        (TaskState.WORKING, False, False),
+        (TaskState.COMPLETED, True, True),
+        (TaskState.FAILED, True, True),
+        (TaskState.INPUT_REQUIRED, True, False),  # a subscription goes on through input-required (A2A §3.1.6)
+        (TaskState.AUTH_REQUIRED, True, False),
     ],
 )
-def test_status_update_final(state: TaskState, final: bool) -> None:
+def test_status_update_final(state: TaskState, final: bool, final_in_subscription: bool) -> None:
     event = TaskStatusUpdateEvent("t1", "c1", TaskStatus(state, timestamp=STAMP))
     encoded = v03.encode_stream_event(event)
+    assert v03.encode_stream_event(event, ends_subscription)["final"] is final_in_subscription
     assert encoded == {
         "kind": "status-update",
         "taskId": "t1",

@@ -18,6 +18,7 @@ from google.protobuf.message import Message as ProtoMessage
 from support.schemas import assert_valid
 
 from reference_server.discovery.card import CardDetails, build_card
+from reference_server.domain.broadcast import ends_subscription
 from reference_server.domain.errors import InvalidParams
 from reference_server.domain.model import (
     Artifact,
@@ -303,7 +304,10 @@ def test_stream_events() -> None:
     assert encoded[3]["artifactUpdate"]["append"] is True and encoded[3]["artifactUpdate"]["lastChunk"] is True
     assert encoded[4]["statusUpdate"]["final"] is True and encoded[4]["statusUpdate"]["metadata"] == {"m": 1}
     interrupted = TaskStatusUpdateEvent("t1", "c1", TaskStatus(TaskState.INPUT_REQUIRED))
-    assert v03_rest.encode_stream_event(interrupted)["statusUpdate"]["final"] is True  # the stream ends there
+    assert v03_rest.encode_stream_event(interrupted)["statusUpdate"]["final"] is True  # the send stream ends there
+    # a subscription goes on through input-required (A2A §3.1.6): only a terminal state is final there
+    assert v03_rest.encode_stream_event(interrupted, ends_subscription)["statusUpdate"]["final"] is False
+    assert v03_rest.encode_stream_event(completed, ends_subscription)["statusUpdate"]["final"] is True
 
 
 def test_agent_card() -> None:
