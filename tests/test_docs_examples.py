@@ -10,7 +10,8 @@ An example is a fenced block marked `sh`, `bash`, `shell` or `console`. The conv
   each answer must be an error with that reason.
 - A `console` block is `$ command` lines, each followed by its exact output (stdout and stderr).
 - A block that cannot run here (it serves until stopped, installs, or needs another server) follows
-  `<!-- not run: why -->`; it is reported as skipped with that reason.
+  `<!-- not run: why -->`; it is reported as skipped with that reason. A `<!-- walkthrough: step -->` block
+  is a step of docs/owner-host.md, run in order by tests/test_owner_host_doc.py.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 SHELL = {"sh", "bash", "shell", "console"}
 FENCE = re.compile(r"^```\s*([\w-]*)")
-MARK = re.compile(r"^<!--\s*(not run|expect error):\s*(.*?)\s*-->$")
+MARK = re.compile(r"^<!--\s*(not run|expect error|walkthrough):\s*(.*?)\s*-->$")
+# a `walkthrough:` block is one step of docs/owner-host.md, which tests/test_owner_host_doc.py runs in order
 # every curl of a sh block ends its output with its status line, so each answer can be checked on its own
 CURL = "curl() { command curl --no-progress-meter --write-out '\\n@@curl %{http_code}@@\\n' \"$@\"; }\n"
 STATUS = re.compile(r"\n@@curl (\d{3})@@\n")
@@ -75,10 +77,17 @@ def blocks(path: Path) -> list[Example]:
 EXAMPLES = [example for path in DOCS for example in blocks(path) if example.lang in SHELL]
 
 
+def _skipped(example: Example) -> str:
+    assert example.mark is not None
+    if example.mark[0] == "walkthrough":
+        return f"{example.name} is the walkthrough step {example.mark[1]!r} (tests/test_owner_host_doc.py runs it)"
+    return f"{example.name} not run: {example.mark[1]}"
+
+
 def params() -> list[object]:
     return [pytest.param(example, id=example.name,
-                         marks=[pytest.mark.skip(reason=f"{example.name} not run: {example.mark[1]}")]
-                         if example.mark and example.mark[0] == "not run" else [])
+                         marks=[pytest.mark.skip(reason=_skipped(example))]
+                         if example.mark and example.mark[0] in ("not run", "walkthrough") else [])
             for example in EXAMPLES]
 
 
