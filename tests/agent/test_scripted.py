@@ -125,6 +125,9 @@ def test_help_lists_the_commands(workspace: Path) -> None:
 
     for command in ("ask:", "sleep", "fail:", "crash", "file", "notify:", "think"):
         assert command in text
+    shapes = DOC.read_text().split("## Shapes for testing a client")[1].split("\n### ")[0]
+    for command in re.findall(r"^\| `([^`]+)` \|", shapes, re.M):
+        assert f"'{command}'" in text, command
 
 
 # --- turn kinds of a workspace script
@@ -344,6 +347,23 @@ def test_documented_scripts_are_valid() -> None:
     assert blocks
     for block in blocks:
         parse_script(block)
+
+
+def test_the_documented_script_plays_its_new_steps(workspace: Path) -> None:
+    (example,) = [b for b in re.findall(r"```json\n(.*?)```", DOC.read_text(), re.S) if "itinerary" in b]
+    write_script(workspace, example)
+    session = open_session(workspace)
+
+    quote = collect(session, "how much?", message_id="quote-7")
+    denied = collect(session, "no thanks", message_id="deny-price-7")
+    itinerary = collect(session, "itinerary")
+
+    assert quote[0] == MessageOut((OutPart(text="A flight costs about 200 EUR."),), {"currency": "EUR"})
+    assert denied[0] == StateSet("rejected", (OutPart(text="Not booked: price."),), {"reason": "price"})
+    assert [type(e).__name__ for e in itinerary] == ["StateSet", "ArtifactOut", "ArtifactOut", "ArtifactOut",
+                                                     "MessageEnd", "Settled"]
+    assert [(e.name, e.append, e.last_chunk) for e in itinerary if isinstance(e, ArtifactOut)] == [
+        ("itinerary", False, False), ("itinerary", True, True), ("note", False, True)]
 
 
 def test_every_documented_command_has_its_own_rule() -> None:
