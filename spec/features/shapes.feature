@@ -28,6 +28,19 @@ Feature: The scripted agent gives every shape of answer a client must handle
     Then the answer is a message saying "Direct message response"
     And no task was created
 
+  Scenario: A message answer in the making is never listed as a task
+    Given the workspace's script is:
+      """
+      {"rules": [{"match": "^slow$", "turns": [[{"pause": 2}, {"reply": "Done"}]]}]}
+      """
+    When the caller sends "slow" in the background
+    And the agent is working on it
+    And the caller lists its tasks
+    Then the list holds no tasks
+    When the caller gets the answer
+    Then the answer is a message saying "Done"
+    And no task was created
+
   @v0_3
   Scenario: A message answer carries its parts and metadata
     When the caller sends "message metadata"

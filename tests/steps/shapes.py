@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 from support.shapes import Masker
 
-from steps.common import UUID, workspace_of, write_json
+from steps.common import UUID, wait_until, workspace_of, write_json
+from steps.lifecycle import session_records
 from steps.streaming import events, kind, message_text, status_updates
 from steps.tasks import STATE, STATES, quoted, send, text_message, the_task
 
@@ -17,6 +19,33 @@ from steps.tasks import STATE, STATES, quoted, send, text_message, the_task
 @given("the workspace's script is:")
 def _(world: Any, docstring: str) -> None:
     write_json(workspace_of(world).a2a_dir / "script.json", json.loads(docstring))
+
+
+# --- a send that is still running ---
+
+
+@when(parsers.parse('the caller sends "{text}" in the background'))
+def _(world: Any, text: str) -> None:
+    message = text_message(text, context_id=f"background-{uuid.uuid4().hex[:8]}")
+    world.context_id, world.notes["background message"] = message["contextId"], message
+    pool = ThreadPoolExecutor(max_workers=1)
+    world.notes["background"] = pool.submit(world.client().call, "SendMessage", {"message": message})
+    pool.shutdown(wait=False)
+
+
+@when("the agent is working on it")
+def _(world: Any) -> None:
+    sent = world.notes["background message"]["messageId"]
+    # the prompt is in the session's file once the run has started, before its answer
+    wait_until(lambda: any(r.get("messageId") == sent for r in session_records(world, world.context_id)),
+               "the run of the message sent in the background")
+    assert not world.notes["background"].done(), "the answer came before the run could be looked at"
+
+
+@when("the caller gets the answer")
+def _(world: Any) -> None:
+    background: Future[Any] = world.notes["background"]
+    world.stream, world.reply = None, background.result(timeout=30)
 
 
 # --- sending by messageId prefix ---
