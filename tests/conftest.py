@@ -45,6 +45,7 @@ from steps.lifecycle import *  # noqa: E402,F403
 from steps.owner_host import *  # noqa: E402,F403
 from steps.push import *  # noqa: E402,F403
 from steps.push_receiver import *  # noqa: E402,F403
+from steps.shapes import *  # noqa: E402,F403
 from steps.streaming import *  # noqa: E402,F403
 from steps.tasks import *  # noqa: E402,F403
 from steps.wire import *  # noqa: E402,F403

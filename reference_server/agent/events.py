@@ -51,6 +51,52 @@ class Sent:
 
 
 @dataclass(frozen=True)
+class OutPart:
+    """One part of what the agent emits: exactly one of text, data (any JSON), raw bytes or a url, with its file name,
+    media type and metadata. The peer's Part, without the peer's protocol."""
+
+    text: str | None = None
+    data: Any = None
+    has_data: bool = False
+    raw: bytes | None = None
+    url: str | None = None
+    filename: str | None = None
+    media_type: str | None = None
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class ArtifactOut:
+    """An output the agent emits with its parts, name, description and metadata. append: add the parts to the output
+    emitted before with the same id (without an id, the same name); last_chunk: no more parts follow."""
+
+    parts: tuple[OutPart, ...]
+    artifact_id: str | None = None
+    name: str | None = None
+    description: str | None = None
+    metadata: dict[str, Any] | None = None
+    append: bool = False
+    last_chunk: bool = True
+
+
+@dataclass(frozen=True)
+class StateSet:
+    """The agent sets its state by name ("working", "rejected", "auth-required", ...), with a message and metadata."""
+
+    state: str
+    parts: tuple[OutPart, ...] = ()
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class MessageOut:
+    """A message the agent sends the caller, outside the streamed text: its parts and metadata."""
+
+    parts: tuple[OutPart, ...]
+    metadata: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
 class Settled:
     """The run ended normally: no more tool calls, or a tool ended the turn."""
 
@@ -74,7 +120,8 @@ class Crashed:
     detail: str
 
 
-SessionEvent = TextDelta | MessageEnd | ToolStart | ToolEnd | Sent | Settled | RunFailed | Aborted | Crashed
+SessionEvent = (TextDelta | MessageEnd | ToolStart | ToolEnd | Sent | ArtifactOut | StateSet | MessageOut | Settled
+                | RunFailed | Aborted | Crashed)
 TERMINAL = (Settled, RunFailed, Aborted, Crashed)
 
 # design "Run and map": the session events by the names of the mapping table, as published on the bus
@@ -84,6 +131,9 @@ _BUS_NAMES: dict[type, str] = {
     ToolStart: "tool_execution_start",
     ToolEnd: "tool_execution_end",
     Sent: "sent",
+    ArtifactOut: "artifact_out",
+    StateSet: "state_set",
+    MessageOut: "message_out",
     Settled: "agent_settled",
     RunFailed: "run_error",
     Aborted: "abort",

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
+from reference_server.agent.events import ArtifactOut, MessageOut, StateSet
 from reference_server.agent.tools import Tool
 
 
@@ -38,7 +39,9 @@ class ToolCall:
     arguments_error: str | None = None
 
 
-ProviderEvent = TextChunk | ToolCall
+# ArtifactOut, StateSet and MessageOut (agent/events.py) go through the session as they are: the scripted provider
+# emits them so every shape of answer can be produced on demand
+ProviderEvent = TextChunk | ToolCall | ArtifactOut | StateSet | MessageOut
 
 
 class ProviderError(Exception):
@@ -49,3 +52,10 @@ class Provider(Protocol):
     """Streams one assistant message per call; the stream ends when the message ends."""
 
     def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]: ...
+
+
+@runtime_checkable
+class Foresight(Protocol):
+    """A provider that can tell, before a run, that its answer to a prompt is one message and nothing else."""
+
+    def answers_with_message(self, prompt: str, message_id: str | None, workspace: Path) -> bool: ...

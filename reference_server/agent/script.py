@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
 import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
+
+from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
 
 
 class ScriptError(ValueError):
@@ -54,22 +58,39 @@ class Crash:
     detail: str
 
 
-Step = Say | CallTool | Pause | Fail | Crash
+# reply, artifact and status steps are the events they emit (agent/events.py), with placeholders still in their strings
+Step = Say | CallTool | Pause | Fail | Crash | MessageOut | ArtifactOut | StateSet
+
+# the states a status step may set: every A2A task state an agent sets (submitted is the server's)
+AGENT_STATES = ("working", "input-required", "auth-required", "completed", "failed", "canceled", "rejected")
 
 
 @dataclass(frozen=True)
 class Rule:
-    """When the latest user text matches (and/or its messageId is), play these turns, one per message."""
+    """When the latest user text matches and its messageId is, starts with or matches what is given, play these
+    turns, one per assistant message."""
 
     pattern: re.Pattern[str] | None
     message_id: str | None
     turns: tuple[tuple[Step, ...], ...]
+    message_id_prefix: str | None = None
+    message_id_pattern: re.Pattern[str] | None = None
+
+    @property
+    def replies(self) -> bool:
+        """Its answer is one message (a reply step) and nothing else."""
+        return any(isinstance(step, MessageOut) for step in self.turns[0])
 
 
 # each step kind: its key, the other keys it allows
-_STEP_KEYS = {"say": {"chunks"}, "tool": {"args"}, "pause": set(), "error": set(), "crash": set()}
+_STEP_KEYS = {"say": {"chunks"}, "tool": {"args"}, "pause": set(), "error": set(), "crash": set(),
+              "reply": {"metadata"}, "artifact": {"id", "name", "description", "metadata", "append", "lastChunk"},
+              "status": {"message", "metadata"}}
 _TOP_KEYS = {"$schema", "description", "rules"}
-_RULE_KEYS = {"description", "match", "messageId", "turns"}
+_ID_KEYS = ("messageId", "messageIdPrefix", "messageIdMatch")
+_RULE_KEYS = {"description", "match", *_ID_KEYS, "turns"}
+_PART_KINDS = ("text", "data", "raw", "url")
+_PART_KEYS = {*_PART_KINDS, "filename", "mediaType", "metadata"}
 
 
 def parse_script(text: str) -> list[Rule]:
@@ -88,19 +109,32 @@ def parse_script(text: str) -> list[Rule]:
 def _rule(data: Any, path: str) -> Rule:
     _expect(isinstance(data, dict), path, "a rule must be an object")
     _no_unknown_keys(data, _RULE_KEYS, path)
-    _expect("match" in data or "messageId" in data, path, "a rule needs 'match' or 'messageId'")
-    pattern = None
-    if "match" in data:
-        _expect(isinstance(data["match"], str), f"{path}.match", "must be a string")
-        try:
-            pattern = re.compile(data["match"])
-        except re.error as error:
-            raise ScriptError(f"{path}.match", f"bad regular expression ({error})") from None
-    message_id = data.get("messageId")
-    _expect(message_id is None or isinstance(message_id, str), f"{path}.messageId", "must be a string")
+    _expect(any(key in data for key in ("match", *_ID_KEYS)), path,
+            "a rule needs 'match', 'messageId', 'messageIdPrefix' or 'messageIdMatch'")
+    for key in ("match", *_ID_KEYS):
+        _expect(key not in data or isinstance(data[key], str), f"{path}.{key}", "must be a string")
     turns = data.get("turns")
     _expect(isinstance(turns, list) and len(turns) > 0, f"{path}.turns", "must be a non-empty list of turns")
-    return Rule(pattern, message_id, tuple(_turn(t, f"{path}.turns[{i}]") for i, t in enumerate(turns)))
+    rule = Rule(_regex(data, "match", path), data.get("messageId"),
+                tuple(_turn(t, f"{path}.turns[{i}]") for i, t in enumerate(turns)),
+                message_id_prefix=data.get("messageIdPrefix"), message_id_pattern=_regex(data, "messageIdMatch", path))
+    for i, turn in enumerate(rule.turns):
+        for j, step in enumerate(turn):
+            if isinstance(step, MessageOut):
+                # A2A §3.1.1: a message answer is the whole answer, so nothing but waiting may come with it
+                alone = i == 0 and len(rule.turns) == 1 and j == len(turn) - 1
+                _expect(alone and all(isinstance(other, Pause) for other in turn[:j]), f"{path}.turns[{i}][{j}]",
+                        "a reply is the whole answer: the last step of a rule's only turn, after pauses only")
+    return rule
+
+
+def _regex(data: dict[str, Any], key: str, path: str) -> re.Pattern[str] | None:
+    if key not in data:
+        return None
+    try:
+        return re.compile(data[key])
+    except re.error as error:
+        raise ScriptError(f"{path}.{key}", f"bad regular expression ({error})") from None
 
 
 def _turn(data: Any, path: str) -> tuple[Step, ...]:
@@ -130,8 +164,57 @@ def _step(data: Any, path: str) -> Step:
         ok = isinstance(value, str) or (number and value >= 0)
         _expect(ok, f"{path}.pause", "must be a number of seconds >= 0 or a placeholder string")
         return Pause(value)
+    if kind in ("reply", "artifact", "status"):
+        return _emitting(kind, data, path)
     _expect(isinstance(value, str), f"{path}.{kind}", "must be a string")
     return Fail(value) if kind == "error" else Crash(value)
+
+
+def _emitting(kind: str, data: dict[str, Any], path: str) -> MessageOut | ArtifactOut | StateSet:
+    metadata = data.get("metadata")
+    _expect(metadata is None or isinstance(metadata, dict), f"{path}.metadata", "must be an object")
+    if kind == "reply":
+        return MessageOut(_parts(data["reply"], f"{path}.reply"), metadata)
+    if kind == "status":
+        state = data["status"]
+        _expect(state in AGENT_STATES, f"{path}.status", f"must be one of {', '.join(AGENT_STATES)}")
+        parts = _parts(data["message"], f"{path}.message") if "message" in data else ()
+        return StateSet(state, parts, metadata)
+    for key in ("id", "name", "description"):
+        _expect(key not in data or isinstance(data[key], str), f"{path}.{key}", "must be a string")
+    for key in ("append", "lastChunk"):
+        _expect(key not in data or isinstance(data[key], bool), f"{path}.{key}", "must be true or false")
+    return ArtifactOut(_parts(data["artifact"], f"{path}.artifact"), data.get("id"), data.get("name"),
+                       data.get("description"), metadata, data.get("append", False), data.get("lastChunk", True))
+
+
+def _parts(data: Any, path: str) -> tuple[OutPart, ...]:
+    """A string (one text part) or a non-empty list of parts written as A2A 1.0 Parts."""
+    if isinstance(data, str):
+        return (OutPart(text=data),)
+    _expect(isinstance(data, list) and len(data) > 0, path, "must be a string or a non-empty list of parts")
+    return tuple(_part(p, f"{path}[{i}]") for i, p in enumerate(data))
+
+
+def _part(data: Any, path: str) -> OutPart:
+    _expect(isinstance(data, dict), path, "a part must be an object")
+    _no_unknown_keys(data, _PART_KEYS, path)
+    kinds = [k for k in _PART_KINDS if k in data]
+    _expect(len(kinds) == 1, path, "a part has exactly one of text, data, raw, url")
+    for key in ("text", "url", "filename", "mediaType"):
+        _expect(key not in data or isinstance(data[key], str), f"{path}.{key}", "must be a string")
+    metadata = data.get("metadata")
+    _expect(metadata is None or isinstance(metadata, dict), f"{path}.metadata", "must be an object")
+    raw = None
+    if "raw" in data:
+        try:
+            raw = base64.b64decode(data["raw"], validate=True) if isinstance(data["raw"], str) else None
+        except binascii.Error:
+            raw = None
+        _expect(raw is not None, f"{path}.raw", "must be standard base64")
+    return OutPart(text=data.get("text"), data=data.get("data"), has_data="data" in data, raw=raw,
+                   url=data.get("url"), filename=data.get("filename"), media_type=data.get("mediaType"),
+                   metadata=metadata)
 
 
 def _say(data: dict[str, Any], path: str) -> Say:

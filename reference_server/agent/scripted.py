@@ -8,9 +8,11 @@ import math
 import re
 import uuid
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
 from reference_server.agent.provider import ProviderError, ProviderEvent, ProviderRequest, TextChunk, ToolCall
 from reference_server.agent.script import (
     CallTool,
@@ -41,7 +43,7 @@ class ScriptedProvider:
         rules, shown = self._load(request.workspace)
         user, turn, result = _position(request.messages)
         text = strip_framing(user)
-        chosen = next(((r, v) for r in rules if (v := _match(r, text, request.message_id)) is not None), None)
+        chosen = _choose(rules, text, request.message_id)
         if chosen is None or turn >= len(chosen[0].turns):
             return  # no rule, or its turns are played: an empty message, so the run settles
         rule, groups = chosen
@@ -50,6 +52,16 @@ class ScriptedProvider:
         for step in rule.turns[turn]:
             async for event in _play(step, values, shown):
                 yield event
+
+    def answers_with_message(self, prompt: str, message_id: str | None, workspace: Path) -> bool:
+        """Whether a run of prompt would play a rule whose answer is a reply step (a script that cannot be
+        loaded answers False: its run fails as usual)."""
+        try:
+            rules, _ = self._load(workspace)
+        except ProviderError:
+            return False
+        chosen = _choose(rules, strip_framing(prompt), message_id)
+        return chosen is not None and chosen[0].replies
 
     def _load(self, workspace: Path) -> tuple[list[Rule], str]:
         # design README: the script is checked on every run, so an edit applies to the next one
@@ -116,15 +128,28 @@ def _position(messages: list[dict[str, Any]]) -> tuple[str, int, str]:
     return user if isinstance(user, str) else "", turn, result
 
 
+def _choose(rules: list[Rule], text: str, message_id: str | None) -> tuple[Rule, dict[str, str]] | None:
+    """The first rule matching the text and message id, with its placeholder values."""
+    return next(((r, v) for r in rules if (v := _match(r, text, message_id)) is not None), None)
+
+
 def _match(rule: Rule, text: str, message_id: str | None) -> dict[str, str] | None:
     if rule.message_id is not None and rule.message_id != message_id:
         return None
+    if rule.message_id_prefix is not None and not (message_id or "").startswith(rule.message_id_prefix):
+        return None
+    values: dict[str, str] = {}
+    if rule.message_id_pattern is not None:
+        found_id = rule.message_id_pattern.search(message_id or "")
+        if found_id is None:
+            return None
+        values = {k: v or "" for k, v in found_id.groupdict().items()}
     if rule.pattern is None:
-        return {}
+        return values
     found = rule.pattern.search(text)
     if found is None:
         return None
-    values = {str(i): g or "" for i, g in enumerate([found.group(0), *found.groups()])}
+    values |= {str(i): g or "" for i, g in enumerate([found.group(0), *found.groups()])}
     return values | {k: v or "" for k, v in found.groupdict().items()}
 
 
@@ -142,6 +167,28 @@ async def _play(step: Step, values: dict[str, str], shown: str) -> AsyncIterator
         raise ProviderError(fill(step.message, values))
     elif isinstance(step, Crash):
         raise RuntimeError(fill(step.detail, values))
+    else:
+        yield _filled(step, values)
+
+
+def _filled(step: MessageOut | ArtifactOut | StateSet, values: dict[str, str]) -> ProviderEvent:
+    """The event a reply, artifact or status step emits, its strings filled (raw bytes stay as written)."""
+    parts = tuple(_fill_part(part, values) for part in step.parts)
+    metadata = _fill_args(step.metadata, values)
+    if isinstance(step, ArtifactOut):
+        return replace(step, parts=parts, metadata=metadata, artifact_id=_fill_optional(step.artifact_id, values),
+                       name=_fill_optional(step.name, values), description=_fill_optional(step.description, values))
+    return replace(step, parts=parts, metadata=metadata)
+
+
+def _fill_part(part: OutPart, values: dict[str, str]) -> OutPart:
+    return replace(part, text=_fill_optional(part.text, values), url=_fill_optional(part.url, values),
+                   data=_fill_args(part.data, values), filename=_fill_optional(part.filename, values),
+                   media_type=_fill_optional(part.media_type, values), metadata=_fill_args(part.metadata, values))
+
+
+def _fill_optional(value: str | None, values: dict[str, str]) -> str | None:
+    return None if value is None else fill(value, values)
 
 
 def _fill_args(value: Any, values: dict[str, str]) -> Any:

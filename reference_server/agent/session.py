@@ -34,7 +34,14 @@ from reference_server.agent.events import (
     bus_payload,
 )
 from reference_server.agent.journal import Journal
-from reference_server.agent.provider import Provider, ProviderError, ProviderRequest, TextChunk, ToolCall
+from reference_server.agent.provider import (
+    Foresight,
+    Provider,
+    ProviderError,
+    ProviderRequest,
+    TextChunk,
+    ToolCall,
+)
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
 from reference_server.disk import off_loop
 
@@ -72,6 +79,12 @@ class AgentSession:
     def system_prompt(self) -> str:
         """What the next run uses: read from the workspace files every time, so edits apply."""
         return system_prompt(self.workspace)
+
+    def answers_with_message(self, prompt: str, message_id: str | None) -> bool:
+        """Whether the next run of prompt will answer with one message and nothing else (only a provider with
+        foresight, the scripted one, can tell; any other answers False)."""
+        provider = self._provider
+        return isinstance(provider, Foresight) and provider.answers_with_message(prompt, message_id, self.workspace)
 
     def history(self) -> list[dict[str, Any]]:
         """The conversation records, as loaded and appended (blocking: it may read the file)."""
@@ -207,8 +220,10 @@ class _Run:
                     if event.text:
                         parts.append(event.text)
                         self.emit(TextDelta(event.text))
-                else:
+                elif isinstance(event, ToolCall):
                     calls.append(event)
+                else:  # an artifact, a state or a message: passed on in order, not part of the conversation text
+                    self.emit(event)
         except BaseException:
             if parts:  # keep the text the caller already saw
                 session._record(assistant_record("".join(parts), []))

@@ -8,7 +8,8 @@ import mimetypes
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 from reference_server.agent import events as ev
 from reference_server.agent.session import AgentSession
@@ -45,6 +46,15 @@ def agent_message(task: Task, text: str) -> Message:
     )
 
 
+@dataclass(frozen=True)
+class End:
+    """How a run ends: the task's state, its status message, and the metadata of the last status update."""
+
+    state: TaskState
+    message: Message | None = None
+    metadata: dict[str, Any] | None = None
+
+
 Prompt = Callable[[], Awaitable[str]]  # made when the run starts: it may fetch the message's files first
 
 
@@ -67,7 +77,9 @@ class TaskRun:
         self.caller = caller
         self._broadcast = broadcast  # the task's followers: its send streams and its subscribers
         self.done = asyncio.Event()
-        self.question: str | None = None
+        self.direct = False  # the answer is to be a message, not this task (which is then never written)
+        self.reply: Message | None = None  # that message, once the agent sent it
+        self._end: End | None = None  # the end the agent chose (a question, a status step), applied when it settles
         self._on_end = on_end
         self._max_file_bytes = max_file_bytes
         self._session: AgentSession | None = None
@@ -93,7 +105,7 @@ class TaskRun:
         return replace(self.task, artifacts=artifacts, history=list(self.task.history))
 
     def set_question(self, question: str) -> None:
-        self.question = question
+        self._end = End(TaskState.INPUT_REQUIRED, agent_message(self.task, question))
 
     async def persist(self) -> None:
         """Write the task as it is now, before any later write of it: a client is about to learn of it. In the
@@ -102,13 +114,15 @@ class TaskRun:
         await self.store.save(self.stored, durable=False)
 
     def start(self, session: AgentSession | None, prompt: Prompt, message_id: str, tools: Sequence[Tool],
-              *, failure: str | None = None) -> None:
-        """Move to working now (so returnImmediately sees it), then run in the background."""
+              *, failure: str | None = None, direct: bool = False) -> None:
+        """Move to working now (so returnImmediately sees it), then run in the background. direct: the answer is
+        to be a message; nobody is told of the task, unless the run ends without that message."""
         self._session = session
+        self.direct = direct
         if failure is not None:  # design step 1: the task is created and immediately failed
-            self._job = asyncio.create_task(self._finish(TaskState.FAILED, failure))
+            self._job = asyncio.create_task(self._finish(End(TaskState.FAILED, agent_message(self.task, failure))))
             return
-        self._set_status(TaskState.WORKING)
+        self._set_status(TaskState.WORKING, publish=not direct)
         self._job = asyncio.create_task(self._drive(prompt, message_id, tools))
 
     async def cancel(self) -> None:
@@ -119,22 +133,23 @@ class TaskRun:
 
     async def _drive(self, prompt: Prompt, message_id: str, tools: Sequence[Tool]) -> None:
         assert self._session is not None
-        state: TaskState = TaskState.FAILED
-        text: str | None = UNEXPECTED
+        end = End(TaskState.FAILED, agent_message(self.task, UNEXPECTED))
         try:
             ready = None if self._cancel_requested else await prompt()
             if ready is None or self._cancel_requested:
-                state, text = TaskState.CANCELED, CANCELED_BY_CALLER
+                end = self._ended(TaskState.CANCELED, CANCELED_BY_CALLER)
             else:
-                state, text = await self._map_events(self._session.run(ready, message_id=message_id,
-                                                                       extra_tools=tools))
+                end = await self._map_events(self._session.run(ready, message_id=message_id, extra_tools=tools))
         except RunRefused as refused:
-            state, text = TaskState.FAILED, str(refused)
+            end = self._ended(TaskState.FAILED, str(refused))
         except Exception:
             log.exception("a2a task %s: the run failed unexpectedly", self.task.id)
-        await self._finish(state, text)
+        await self._finish(end)
 
-    async def _map_events(self, events: AsyncIterator[ev.SessionEvent]) -> tuple[TaskState, str | None]:
+    def _ended(self, state: TaskState, text: str | None = None) -> End:
+        return End(state, agent_message(self.task, text) if text else None)
+
+    async def _map_events(self, events: AsyncIterator[ev.SessionEvent]) -> End:
         async for event in events:
             match event:
                 case ev.TextDelta(text=text):
@@ -146,19 +161,71 @@ class TaskRun:
                     self._set_status(TaskState.WORKING, f"using {name}")
                 case ev.Sent():
                     await self._sent(event)
+                case ev.ArtifactOut():
+                    self._artifact_out(event)
+                case ev.StateSet():
+                    self._state_set(event)
+                case ev.MessageOut():
+                    self._message_out(event)
                 case ev.Settled():
-                    if self.question is not None:
-                        return TaskState.INPUT_REQUIRED, self.question
-                    return TaskState.COMPLETED, None
+                    return self._end or End(TaskState.COMPLETED)
                 case ev.RunFailed(message=message):
-                    return TaskState.FAILED, message
+                    return self._ended(TaskState.FAILED, message)
                 case ev.Aborted():
-                    return TaskState.CANCELED, CANCELED_BY_CALLER
+                    return self._ended(TaskState.CANCELED, CANCELED_BY_CALLER)
                 case ev.Crashed(detail=detail):
                     # design: the redacted detail is logged only
                     log.error("a2a task %s: the run failed unexpectedly: %s", self.task.id, detail)
-                    return TaskState.FAILED, UNEXPECTED
-        return TaskState.FAILED, UNEXPECTED
+                    return self._ended(TaskState.FAILED, UNEXPECTED)
+        return self._ended(TaskState.FAILED, UNEXPECTED)
+
+    # --- what the agent emits besides its text: artifacts, states, messages (the scripted agent's shapes) ---
+
+    def _artifact_out(self, out: ev.ArtifactOut) -> None:
+        parts = [_part(p) for p in out.parts]
+        earlier = self._earlier_artifact(out) if out.append else None
+        if earlier is None:  # a new artifact (an append with nothing to append to starts one)
+            artifact = Artifact(out.artifact_id or str(uuid.uuid4()), parts, name=out.name,
+                                description=out.description, metadata=out.metadata)
+            self._put_artifact(artifact)
+            self._artifact_event(artifact, last_chunk=out.last_chunk)
+            return
+        # A2A TaskArtifactUpdateEvent.append: the parts are added to the artifact of that id, as sent
+        metadata = {**(earlier.metadata or {}), **(out.metadata or {})} or None
+        self._put_artifact(replace(earlier, parts=[*earlier.parts, *parts], metadata=metadata))
+        self._artifact_event(Artifact(earlier.artifact_id, parts, name=earlier.name, metadata=out.metadata),
+                             append=True, last_chunk=out.last_chunk)
+
+    def _earlier_artifact(self, out: ev.ArtifactOut) -> Artifact | None:
+        """The artifact an append adds to: the one with its id, else the latest with its name."""
+        for artifact in reversed(self.task.artifacts):
+            if (artifact.artifact_id == out.artifact_id if out.artifact_id is not None
+                    else out.name is not None and artifact.name == out.name):
+                return artifact
+        return None
+
+    def _state_set(self, out: ev.StateSet) -> None:
+        state = _AGENT_STATES.get(out.state)
+        if state is None:
+            log.warning("a2a task %s: the agent set the unknown state %r; ignored", self.task.id, out.state)
+            return
+        message = self._agent_message(out.parts) if out.parts else None
+        if state is TaskState.WORKING:
+            self._set_status(state, message=message, metadata=out.metadata)
+        else:  # a state that ends the run: taken when the run settles
+            self._end = End(state, message, out.metadata)
+
+    def _message_out(self, out: ev.MessageOut) -> None:
+        message = self._agent_message(out.parts, out.metadata)
+        if self.direct and self.reply is None:
+            # A2A §3.1.1: the answer is this message; no task is created (nobody hears of it)
+            self.reply = replace(message, task_id=None)
+        else:  # within a task, a message is the status message of the state the run ends in
+            self._end = End(TaskState.COMPLETED, message)
+
+    def _agent_message(self, parts: Sequence[ev.OutPart], metadata: dict[str, Any] | None = None) -> Message:
+        return Message(message_id=str(uuid.uuid4()), role=Role.AGENT, parts=[_part(p) for p in parts],
+                       context_id=self.task.context_id, task_id=self.task.id, metadata=metadata)
 
     def _chunk(self, text: str) -> None:
         if not text:
@@ -211,16 +278,18 @@ class TaskRun:
         self._broadcast.publish(self.task.id, TaskArtifactUpdateEvent(self.task.id, self.task.context_id, artifact,
                                                                       append=append, last_chunk=last_chunk))
 
-    def _set_status(self, state: TaskState, text: str | None = None, *, publish: bool = True) -> None:
-        message = agent_message(self.task, text) if text else None
+    def _set_status(self, state: TaskState, text: str | None = None, *, publish: bool = True,
+                    message: Message | None = None, metadata: dict[str, Any] | None = None) -> None:
+        if text:
+            message = agent_message(self.task, text)
         self.task.status = TaskStatus(state, message, utc_now())
         if message is not None and state.interrupted:
             self.task.history.append(message)
         if publish:
-            self._publish_status()
+            self._publish_status(metadata)
 
-    def _publish_status(self) -> None:
-        event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status)
+    def _publish_status(self, metadata: dict[str, Any] | None = None) -> None:
+        event = TaskStatusUpdateEvent(self.task.id, self.task.context_id, self.task.status, metadata=metadata)
         self._broadcast.publish(self.task.id, event)
         state = self.task.status.state
         if self._push is not None and state is not self._pushed:
@@ -228,17 +297,23 @@ class TaskRun:
             self._pushed = state
             self._push.notify(self.stored)
 
-    async def _finish(self, state: TaskState, text: str | None) -> None:
-        self._set_status(state, text, publish=False)
+    async def _finish(self, end: End) -> None:
+        elapsed = time.monotonic() - self._started
+        if self.reply is not None:  # answered with a message: the task was never written, nobody knows of it
+            log.info("a2a message %s owner=%s caller=%s answered with a message in %.2fs", self.reply.message_id,
+                     self.caller.owner_id, self.caller.name, elapsed)
+            self.done.set()
+            self._on_end(self.task.id)
+            return
+        self._set_status(end.state, publish=False, message=end.message)
         try:
             await self.store.save(self.stored, durable=True)  # on disk before anyone is told
         except Exception:
             log.exception("a2a task %s: the task file could not be written", self.task.id)
-        self._publish_status()
-        elapsed = time.monotonic() - self._started
+        self._publish_status(end.metadata)
         # design: one log line per task end
         log.info("a2a task %s owner=%s caller=%s state=%s in %.2fs", self.task.id, self.caller.owner_id,
-                 self.caller.name, state.short_name, elapsed)
+                 self.caller.name, end.state.short_name, elapsed)
         self.done.set()
         self._on_end(self.task.id)
 
@@ -248,3 +323,11 @@ def _with_artifact(artifacts: list[Artifact], artifact: Artifact) -> list[Artifa
     replaced = [artifact if a.artifact_id == artifact.artifact_id else a for a in artifacts]
     return replaced if any(a.artifact_id == artifact.artifact_id for a in artifacts) else [*artifacts, artifact]
 
+
+# the states an agent may set, by the names the agent core gives them ("auth-required")
+_AGENT_STATES = {state.short_name: state for state in TaskState if state is not TaskState.SUBMITTED}
+
+
+def _part(part: ev.OutPart) -> Part:
+    return Part(text=part.text, raw=part.raw, url=part.url, data=part.data, has_data=part.has_data,
+                filename=part.filename, media_type=part.media_type, metadata=part.metadata)

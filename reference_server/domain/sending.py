@@ -30,10 +30,12 @@ HOP_LIMIT_REACHED = "hop limit reached"
 
 @dataclass
 class Prepared:
-    """A task ready to run: subscribe to `run` first if you stream, then call `start`."""
+    """A task ready to run: subscribe to `run` first if you stream, then call `start`. direct: the agent will answer
+    with a message instead (`run.reply`); tell nobody of the task unless the run ends without one."""
 
     run: TaskRun
     start: Callable[[], None]
+    direct: bool = False
 
 
 def check_send(request: SendRequest, settings: Settings) -> int:
@@ -62,17 +64,19 @@ def _over_limits(request: SendRequest, settings: Settings) -> list[FieldViolatio
 
 
 def check_continuation(message: Message, task: Task) -> None:
-    """Design step 3: only an input-required task of this caller and context is continued."""
+    """Design step 3: only an interrupted task (input-required, or auth-required: A2A §7.6.1) of this caller and
+    context is continued."""
     if message.context_id is not None and message.context_id != task.context_id:
         raise InvalidParams(violations=[FieldViolation(
             "message.contextId", f"does not match the context {task.context_id!r} of task {task.id}")])
-    if task.status.state is not TaskState.INPUT_REQUIRED:
+    if not task.status.state.interrupted:
         state = task.status.state
         if state.terminal:
             reason = f"Task {task.id} is {state.value}: a terminal task cannot take more messages; " \
                      "send the message without taskId to start a new task in the same context"
         else:
-            reason = f"Task {task.id} is {state.value}: only an input-required task can be continued"
+            reason = f"Task {task.id} is {state.value}: only an input-required or auth-required task can be " \
+                     "continued"
         raise UnsupportedOperation(reason, metadata={"taskId": task.id})
 
 
@@ -98,13 +102,16 @@ async def _no_prompt() -> str:
 
 
 def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int, notifier: OwnerNotifier | None,
-                fetcher: Fetcher, max_file_bytes: int) -> Prepared:
+                fetcher: Fetcher, max_file_bytes: int, *, new: bool) -> Prepared:
     """Design step 4: the session tools, and at start a2a.inbound, then (in the run) the inbound files in inbox/
     (URL parts downloaded first: a failed download fails the task, design deviation "File-part errors") and the
-    prompt."""
+    prompt. A new task whose agent foresees a message answer runs direct (A2A §3.1.1: no task is created)."""
     caller = run.caller
     tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
                       caller=caller.name)
+    # asked before the run, so before any answer: the prompt as it will be, but for the files it will list
+    foreseen = build_prompt(caller.name, inbound, [], has_notifier=notifier is not None)
+    direct = new and session.answers_with_message(foreseen, inbound.message_id)
 
     async def prompt() -> str:
         files = await _inbound_files(caller, inbound, fetcher, max_file_bytes)
@@ -113,9 +120,9 @@ def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int
     def start() -> None:
         # design step 4: a2a.inbound is emitted on the session's bus before the prompt
         session.bus.publish("a2a.inbound", {"hops": hops, "caller": caller.name})
-        run.start(session, prompt, inbound.message_id, tools)
+        run.start(session, prompt, inbound.message_id, tools, direct=direct)
 
-    return Prepared(run, start)
+    return Prepared(run, start, direct)
 
 
 def _hops(request: SendRequest) -> int:

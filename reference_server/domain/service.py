@@ -76,16 +76,23 @@ class A2AService:
         run = prepared.run
         prepared.start()
         history_length = request.configuration.history_length
-        if request.configuration.return_immediately:
+        # A2A §3.2.2: returnImmediately has no effect when the answer is a message
+        if request.configuration.return_immediately and not prepared.direct:
             await run.persist()  # the caller learns of the task now: its file is written first
             return trim(run.task, history_length)
         # A2A §3.2.2: blocking waits for a terminal or interrupted state
         await run.done.wait()
-        return trim(run.task, history_length)
+        return run.reply or trim(run.task, history_length)
 
     async def stream_message(self, caller: Caller, request: SendRequest) -> AsyncIterator[StreamEvent]:
         prepared = await self._prepare(caller, request)
         run = prepared.run
+        if prepared.direct:
+            # A2A §3.1.2: the stream is the one message; a run that ends without it gives its task, then ends
+            prepared.start()
+            await run.done.wait()
+            yield run.reply or trim(run.task, request.configuration.history_length)
+            return
         with self.broadcast.follow(run.task.id) as follower:
             snapshot = run.snapshot()  # the stream starts with the task as created
             prepared.start()
@@ -126,7 +133,8 @@ class A2AService:
                 return over_hop_limit(run, inbound)
             workspace = caller.workspace
             session = self.pool.session(workspace.path, caller.name, task.context_id, workspace.scope_prefix)
-            return prepare_run(run, session, inbound, hops, self.notifier, self.fetcher, settings.max_file_bytes)
+            return prepare_run(run, session, inbound, hops, self.notifier, self.fetcher, settings.max_file_bytes,
+                               new=continued is None)
         except BaseException:
             self.runs.ended(task.id)  # never leave the context busy behind a failed start
             raise
@@ -140,7 +148,8 @@ class A2AService:
         check_cursor(query.page_token)
         store = self.stores.of(caller.workspace)
         # copies a disk thread can read while the runs go on changing their tasks
-        live = {run.task.id: trim(run.task, None) for run in self.runs.live_runs(caller.workspace.path, caller.name)}
+        live = {run.task.id: trim(run.task, None) for run in self.runs.live_runs(caller.workspace.path, caller.name)
+                if not run.direct}  # a run answering with a message has no task anybody knows of
         listing = await off_loop(store.listing, caller.name, query, live, self.runs.knows)
         if listing.stale:  # design: lazy restart recovery applies to every task a listing reads
             for task_id in listing.stale:

@@ -47,6 +47,7 @@ from a2a.types import (
     TaskState,
     UnsupportedOperationError,
 )
+from google.protobuf import json_format
 from support.live import LiveServer, settings_for
 
 from reference_server.domain.callers import Workspace
@@ -578,3 +579,71 @@ def test_v03_cancel_resubscribe_and_extended_card(agent: Agent) -> None:
     run(scenario)
     assert_v03(wire, ["message/send", "message/send", "tasks/cancel", "agent/getAuthenticatedExtendedCard",
                       "tasks/resubscribe"])
+
+
+# --- the shapes of docs/scripted-agent.md, as the SDK hands them to its caller ---
+
+
+def as_dict(message: Any) -> Any:
+    return json_format.MessageToDict(message)
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_the_sdk_reads_a_message_answer_artifact_parts_and_every_state(agent: Agent, binding: str) -> None:
+    wire = Wire()
+
+    async def scenario() -> None:
+        async with sdk_client(agent, binding, wire, streaming=False) as client:
+            (answer,) = await send(client, "message")
+            assert answer.HasField("message"), answer
+            assert text_of(answer.message.parts) == "Direct message response"
+            assert answer.message.context_id and not answer.message.task_id
+            task = await send_for_task(client, "artifact parts")
+            (artifact,) = task.artifacts
+            assert (artifact.name, as_dict(artifact.metadata)) == ("report", {"version": 1})
+            text, data, raw, url = artifact.parts
+            assert text.text == "Every kind of part in one artifact"
+            assert as_dict(data.data) == {"rows": 2, "columns": ["name", "size"]}
+            assert (raw.raw, raw.filename, raw.media_type) == (b"tck", "output.txt", "text/plain")
+            assert url.url == "https://example.com/output.txt"
+            assert as_dict(url.metadata) == {"note": "not downloaded by the server"}
+            rejected = await send_for_task(client, "reject")
+            assert state_name(rejected.status.state) == "TASK_STATE_REJECTED"
+            waiting = await send_for_task(client, "need auth")
+            assert state_name(waiting.status.state) == "TASK_STATE_AUTH_REQUIRED"
+            resumed = await send_for_task(client, "signed in", task_id=waiting.id)
+            assert (resumed.id, state_name(resumed.status.state)) == (waiting.id, "TASK_STATE_COMPLETED")
+
+    run(scenario)
+    assert_binding(wire, binding)
+
+
+@pytest.mark.parametrize("binding", BINDINGS)
+def test_the_sdk_streams_a_message_answer_and_status_metadata(agent: Agent, binding: str) -> None:
+    wire = Wire()
+
+    async def scenario() -> None:
+        async with sdk_client(agent, binding, wire) as client:
+            (answer,) = await send(client, "message")
+            events = await send(client, "status metadata")
+        assert answer.HasField("message") and text_of(answer.message.parts) == "Direct message response"
+        updates = [event.status_update for event in events if event.HasField("status_update")]
+        assert [as_dict(update.metadata) for update in updates] == [{}, {"progress": 50}, {"progress": 100}]
+
+    run(scenario)
+    assert_binding(wire, binding)
+
+
+def test_v03_the_sdk_reads_a_message_answer_and_a_data_artifact(agent: Agent) -> None:
+    wire = Wire()
+
+    async def scenario() -> None:
+        async with v03_client(agent, wire) as client:
+            (answer,) = await send(client, "message")
+            task = await send_for_task(client, "artifact data")
+        assert answer.HasField("message") and text_of(answer.message.parts) == "Direct message response"
+        (artifact,) = task.artifacts
+        assert [as_dict(part.data) for part in artifact.parts] == [{"key": "value", "count": 42}]
+
+    run(scenario)
+    assert_v03(wire, ["message/send", "message/send"])

@@ -253,7 +253,7 @@ def _(world: Any, state: str) -> None:
     assert kind(last) == "statusUpdate", f"the last event is {last}"
     assert last["statusUpdate"]["status"]["state"] == STATES[state], last["statusUpdate"]["status"]
     earlier = [u["status"]["state"] for u in status_updates(events(world))[:-1]]
-    ending = [STATES[s] for s in ("completed", "failed", "canceled", "rejected", "input-required")]
+    ending = [STATES[s] for s in ("completed", "failed", "canceled", "rejected", "input-required", "auth-required")]
     assert not set(earlier) & set(ending), f"the stream went on after {earlier}"
 
 

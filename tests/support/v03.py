@@ -38,8 +38,11 @@ def from_v03(operation: str, result: Any) -> Any:
     if kind == "message":
         return {"message": _message(result)}
     if kind == "status-update":
-        return {"statusUpdate": {"taskId": result["taskId"], "contextId": result["contextId"],
-                                 "status": _status(result["status"]), "final": result["final"]}}
+        status_update = {"taskId": result["taskId"], "contextId": result["contextId"],
+                         "status": _status(result["status"]), "final": result["final"]}
+        if "metadata" in result:
+            status_update["metadata"] = result["metadata"]
+        return {"statusUpdate": status_update}
     if kind == "artifact-update":
         update = {"taskId": result["taskId"], "contextId": result["contextId"],
                   "artifact": _artifact(result["artifact"])}
@@ -47,6 +50,8 @@ def from_v03(operation: str, result: Any) -> Any:
             update["append"] = True
         if result.get("lastChunk"):
             update["lastChunk"] = True
+        if "metadata" in result:
+            update["metadata"] = result["metadata"]
         return {"artifactUpdate": update}
     return result
 
@@ -86,14 +91,18 @@ def _artifact(artifact: dict[str, Any]) -> dict[str, Any]:
 
 
 def _part(part: dict[str, Any]) -> dict[str, Any]:
+    converted: dict[str, Any]
     if part["kind"] == "text":
-        return {"text": part["text"]}
-    if part["kind"] == "data":
-        return {"data": part["data"]}
-    file = part["file"]
-    converted: dict[str, Any] = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
-    if "name" in file:
-        converted["filename"] = file["name"]
-    if "mimeType" in file:
-        converted["mediaType"] = file["mimeType"]
+        converted = {"text": part["text"]}
+    elif part["kind"] == "data":
+        converted = {"data": part["data"]}
+    else:
+        file = part["file"]
+        converted = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
+        if "name" in file:
+            converted["filename"] = file["name"]
+        if "mimeType" in file:
+            converted["mediaType"] = file["mimeType"]
+    if "metadata" in part:
+        converted["metadata"] = part["metadata"]
     return converted

@@ -1,0 +1,188 @@
+"""Steps about the shapes of an answer: a message instead of a task, artifacts and their parts, states, metadata."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
+from typing import Any
+
+from pytest_bdd import given, parsers, then, when
+from support.shapes import Masker
+
+from steps.common import UUID, wait_until, workspace_of, write_json
+from steps.lifecycle import session_records
+from steps.streaming import events, kind, message_text, status_updates
+from steps.tasks import STATE, STATES, quoted, send, text_message, the_task
+
+
+@given("the workspace's script is:")
+def _(world: Any, docstring: str) -> None:
+    write_json(workspace_of(world).a2a_dir / "script.json", json.loads(docstring))
+
+
+# --- a send that is still running ---
+
+
+@when(parsers.parse('the caller sends "{text}" in the background'))
+def _(world: Any, text: str) -> None:
+    message = text_message(text, context_id=f"background-{uuid.uuid4().hex[:8]}")
+    world.context_id, world.notes["background message"] = message["contextId"], message
+    pool = ThreadPoolExecutor(max_workers=1)
+    world.notes["background"] = pool.submit(world.client().call, "SendMessage", {"message": message})
+    pool.shutdown(wait=False)
+
+
+@when("the agent is working on it")
+def _(world: Any) -> None:
+    sent = world.notes["background message"]["messageId"]
+    # the prompt is in the session's file once the run has started, before its answer
+    wait_until(lambda: any(r.get("messageId") == sent for r in session_records(world, world.context_id)),
+               "the run of the message sent in the background")
+    assert not world.notes["background"].done(), "the answer came before the run could be looked at"
+
+
+@when("the caller gets the answer")
+def _(world: Any) -> None:
+    background: Future[Any] = world.notes["background"]
+    world.stream, world.reply = None, background.result(timeout=30)
+
+
+# --- sending by messageId prefix ---
+
+
+@when(parsers.parse('the caller sends "{text}" with a message id starting "{prefix}"'))
+def _(world: Any, text: str, prefix: str) -> None:
+    world.notes["answer before"] = world.reply
+    send(world, {**text_message(text), "messageId": f"{prefix}-{uuid.uuid4()}"})
+
+
+def shape(body: dict[str, Any]) -> Any:
+    """The answer with ids and times named and the caller's own messages left out of the history."""
+    task = body.get("task")
+    if task is not None and "history" in task:
+        body = {**body, "task": {**task, "history": [m for m in task["history"] if m["role"] != "ROLE_USER"]}}
+    return Masker()(body)
+
+
+@then("the answer has the same shape as the one before")
+def _(world: Any) -> None:
+    before, now = world.notes["answer before"], world.reply
+    assert before is not None and before.error is None and now.error is None, (before, now)
+    assert shape(now.body) == shape(before.body)
+
+
+# --- a message, not a task ---
+
+
+def the_message(world: Any) -> dict[str, Any]:
+    reply = world.reply
+    assert reply is not None and reply.error is None, f"expected an answer, got {reply and reply.error}"
+    assert "task" not in reply.body, f"the answer is a task: {reply.body}"
+    message: dict[str, Any] = reply.body["message"]
+    assert message["role"] == "ROLE_AGENT", message
+    return message
+
+
+@then(parsers.parse('the answer is a message saying "{text}"'))
+def _(world: Any, text: str) -> None:
+    assert message_text(the_message(world)) == text
+
+
+@then("the answer is a message with the parts:")
+def _(world: Any, docstring: str) -> None:
+    assert the_message(world)["parts"] == json.loads(docstring)
+
+
+@then(parsers.parse("the message has the metadata {metadata}"))
+def _(world: Any, metadata: str) -> None:
+    assert the_message(world).get("metadata") == json.loads(metadata)
+
+
+@then("the message names the context but no task")
+def _(world: Any) -> None:
+    # A2A Message: an agent's message carries the contextId; a taskId only when a task exists
+    message = the_message(world)
+    assert UUID.match(message.get("contextId", "")), message
+    assert "taskId" not in message, message
+
+
+@then(parsers.parse('the stream is one message saying "{text}"'))
+def _(world: Any, text: str) -> None:
+    (event,) = events(world)  # A2A §3.1.2: a message answer is the whole stream
+    assert kind(event) == "message", event
+    assert event["message"]["role"] == "ROLE_AGENT" and "taskId" not in event["message"], event
+    assert message_text(event["message"]) == text
+
+
+@then(parsers.re(rf"the stream is the task alone, {STATE}$"))
+def _(world: Any, state: str) -> None:
+    (event,) = events(world)  # the answer of a run that was to be a message, and ended without it
+    assert kind(event) == "task" and event["task"]["status"]["state"] == STATES[state], event
+
+
+@then("no task was created")
+def _(world: Any) -> None:
+    tasks_dir = workspace_of(world).tasks_dir
+    assert not tasks_dir.exists() or not list(tasks_dir.glob("*.json")), list(tasks_dir.iterdir())
+
+
+# --- artifacts ---
+
+
+def only_artifact(world: Any) -> dict[str, Any]:
+    artifacts = the_task(world).get("artifacts", [])
+    assert len(artifacts) == 1, artifacts
+    assert UUID.match(artifacts[0]["artifactId"]), artifacts[0]
+    return artifacts[0]  # type: ignore[no-any-return]
+
+
+@then(parsers.parse("the task's only artifact holds the parts {parts}"))
+def _(world: Any, parts: str) -> None:
+    assert only_artifact(world)["parts"] == json.loads(parts)
+
+
+@then("the task's only artifact is:")
+def _(world: Any, docstring: str) -> None:
+    artifact = {k: v for k, v in only_artifact(world).items() if k != "artifactId"}
+    assert artifact == json.loads(docstring)
+
+
+@then(parsers.re(r"the task's artifacts are named (?P<names>.+)$"))
+def _(world: Any, names: str) -> None:
+    assert [a.get("name") for a in the_task(world).get("artifacts", [])] == quoted(names)
+
+
+@then("the task has no artifacts")
+def _(world: Any) -> None:
+    assert "artifacts" not in the_task(world), the_task(world)["artifacts"]
+
+
+def yes(flag: str) -> bool:
+    assert flag in ("yes", "no"), flag
+    return flag == "yes"
+
+
+@then("the stream's artifact updates are:")
+def _(world: Any, datatable: list[list[str]]) -> None:
+    updates = [e["artifactUpdate"] for e in events(world) if kind(e) == "artifactUpdate"]
+    got = [[u["artifact"].get("name", ""), bool(u.get("append")), bool(u.get("lastChunk")), u["artifact"]["parts"]]
+           for u in updates]
+    expected = [[name, yes(append), yes(last), json.loads(parts)] for name, append, last, parts in datatable[1:]]
+    assert got == expected
+    # one artifact per name: an append names the artifact it adds to
+    ids = {u["artifact"].get("name"): u["artifact"]["artifactId"] for u in updates}
+    assert all(u["artifact"]["artifactId"] == ids[u["artifact"].get("name")] for u in updates), updates
+    assert len(set(ids.values())) == len(ids), updates
+
+
+# --- states and metadata ---
+
+
+@then("the stream's status updates are:")
+def _(world: Any, datatable: list[list[str]]) -> None:
+    got = [[update["status"]["state"], message_text(update["status"]["message"]) if "message" in update["status"]
+            else "", update.get("metadata")] for update in status_updates(events(world))]
+    expected = [[STATES[state], message, json.loads(metadata) if metadata else None]
+                for state, message, metadata in datatable[1:]]
+    assert got == expected
