@@ -24,6 +24,7 @@ from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
+from reference_server.clientcheck.recorder import Recorder, RecordingApplication
 from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
@@ -73,7 +74,9 @@ def create_app(
     outbound is the guarded HTTP client for push deliveries and file downloads (tests give one that trusts their
     test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
     """
-    app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
+    # own router: the default one is global (stack notes §1.1); A2A__Record wraps the app to capture every exchange
+    recorder = Recorder(settings.record) if settings.record is not None else None
+    app = RecordingApplication(recorder, router=Router()) if recorder else Application(router=Router())
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
@@ -100,6 +103,8 @@ def create_app(
     _schedule_eviction(app, pool)
     _sweep_on_start(app, workspaces)
     _close_on_stop(app, push)
+    if recorder is not None:
+        _record_until_stop(app, recorder)
     return app
 
 
@@ -161,6 +166,16 @@ def _close_on_stop(app: Application, push: HttpPushSender) -> None:
     async def close_push():  # type: ignore[no-untyped-def]
         yield
         await push.aclose()
+
+
+def _record_until_stop(app: Application, recorder: Recorder) -> None:
+    """The record folder exists from the start; at shutdown every exchange recorded so far is on disk."""
+
+    @app.lifespan
+    async def record():  # type: ignore[no-untyped-def]
+        await off_loop(functools.partial(recorder.folder.mkdir, parents=True, exist_ok=True))
+        yield
+        await off_loop(recorder.close)
 
 
 def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:

@@ -1,7 +1,9 @@
-"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or a folder of them."""
+"""`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or a folder of them;
+`reference-server report DIR`: the client report of the exchanges recorded with --record DIR."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import logging
@@ -17,6 +19,7 @@ import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
+from reference_server.clientcheck import report
 from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.watches import WorkspaceWatches
@@ -100,10 +103,31 @@ def tune_runtime() -> None:
     sys.setswitchinterval(0.001)
 
 
+def report_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="reference-server report",
+        description="Write client-report.json and client-report.html from the exchanges recorded with --record "
+        "(A2A__Record), and print the coverage matrix, the conventions and the violations.",
+    )
+    parser.add_argument("records", type=Path, metavar="DIR", help="the folder given to --record")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="where to write the report (default: DIR)")
+    args = parser.parse_args(list(argv))
+    if not args.records.is_dir():
+        print(f"reference-server report: {args.records} is not a folder", file=sys.stderr)
+        return 2
+    built, json_path, html_path = report.write(args.records, args.out)
+    print(report.summary_text(built))
+    print(f"\nreport: {json_path}\n        {html_path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    args = sys.argv[1:] if argv is None else argv
+    if args and args[0] == "report":
+        return report_main(args[1:])
     configure_logging()
     try:
-        settings = load_settings(os.environ, sys.argv[1:] if argv is None else argv)
+        settings = load_settings(os.environ, args)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2

@@ -41,6 +41,7 @@ class Settings:
     provider_api_key: str | None = None
     workspace: Path | None = None
     workspace_root: Path | None = None
+    record: Path | None = None
     host: str = "127.0.0.1"
     port: int = 8080
 
@@ -164,6 +165,8 @@ KEYS: tuple[_Key, ...] = (
          "workspace to serve (default: the embedded demo workspace)"),
     _Key("workspace_root", "WorkspaceRoot", "--workspace-root", lambda t: Path(_parse_text(t)).expanduser(),
          "a folder path", "serve every sub-folder as the workspace of the owner it is named after"),
+    _Key("record", "Record", "--record", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
+         "append every exchange, with its client checks, as JSONL per caller to this folder"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )
