@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blacksheep import Application, Content, Request, Response, Router
 
@@ -24,7 +25,6 @@ from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
-from reference_server.clientcheck.recorder import Recorder, RecordingApplication
 from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
@@ -34,6 +34,9 @@ from reference_server.domain.task_store import TaskStores, remove_stray_temp_fil
 from reference_server.outbound import Outbound
 from reference_server.settings import Settings
 from reference_server.wire.task_file import TaskFileCodec
+
+if TYPE_CHECKING:
+    from reference_server.clientcheck.recorder import Recorder
 
 log = logging.getLogger("reference_server.app")
 
@@ -74,9 +77,15 @@ def create_app(
     outbound is the guarded HTTP client for push deliveries and file downloads (tests give one that trusts their
     test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
     """
-    # own router: the default one is global (stack notes §1.1); A2A__Record wraps the app to capture every exchange
-    recorder = Recorder(settings.record) if settings.record is not None else None
-    app = RecordingApplication(recorder, router=Router()) if recorder else Application(router=Router())
+    # own router: the default one is global (stack notes §1.1)
+    recorder = None
+    if settings.record is None:
+        app = Application(router=Router())
+    else:  # A2A__Record: the app wrapped to capture every exchange (its module imported only then)
+        from reference_server.clientcheck.recorder import Recorder, RecordingApplication
+
+        recorder = Recorder(settings.record)
+        app = RecordingApplication(recorder, router=Router())
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)

@@ -19,7 +19,6 @@ import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
-from reference_server.clientcheck import report
 from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.watches import WorkspaceWatches
@@ -112,6 +111,8 @@ def report_main(argv: Sequence[str]) -> int:
     parser.add_argument("records", type=Path, metavar="DIR", help="the folder given to --record")
     parser.add_argument("--out", type=Path, metavar="DIR", help="where to write the report (default: DIR)")
     args = parser.parse_args(list(argv))
+    from reference_server.clientcheck import report  # only this command needs it
+
     if not args.records.is_dir():
         print(f"reference-server report: {args.records} is not a folder", file=sys.stderr)
         return 2

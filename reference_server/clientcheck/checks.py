@@ -11,9 +11,7 @@ import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
-
-from jsonschema import ValidationError
+from typing import TYPE_CHECKING, Any
 
 from reference_server.bindings.http import SUPPORTED_VERSIONS, V0_3, V1_0, major_minor
 from reference_server.clientcheck import schemas, shapes
@@ -27,6 +25,9 @@ from reference_server.clientcheck.exchange import (
     Call,
     Exchange,
 )
+
+if TYPE_CHECKING:
+    from jsonschema import ValidationError
 
 
 @dataclass(frozen=True)
@@ -254,7 +255,12 @@ def _schema(call: Call, specific: list[Violation]) -> tuple[list[Violation], boo
     """The schema's errors, less those at an object a more specific check already explained."""
     assert call.operation is not None and call.version is not None and call.binding is not None
     ref = schemas.request_ref(call.binding, call.version, call.operation, call.wire_name)
-    if ref is None or not schemas.available():
+    if ref is None or call.payload is NOT_JSON or not schemas.available():
+        return [], False
+    if call.params is not None and not isinstance(call.params, dict):
+        if call.binding == REST:  # JSON-RPC: the envelope check said it
+            return [Violation("schema", "the body is not a JSON object: an HTTP+JSON body is the request message "
+                              "(A2A §11.4)")], True
         return [], False
     if call.binding == REST and call.version == V0_3:
         params: Any = _proto_names(call.payload if isinstance(call.payload, dict) else {})

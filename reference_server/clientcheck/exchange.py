@@ -205,3 +205,5 @@ def _rest(call: Call, exchange: Exchange) -> None:
         call.params = {**call.payload, **call.path_values}
     elif call.payload is NO_BODY:
         call.params = dict(call.path_values)
+    elif call.payload is not NOT_JSON:
+        call.params = call.payload  # not an object: the schema check says so

@@ -101,7 +101,8 @@ class Recorder:
 def file_name(caller: str | None) -> str:
     if caller is None:
         return UNAUTHENTICATED + ".jsonl"
-    return re.sub(r"[^A-Za-z0-9._-]", "_", caller.replace("/", "--")) + ".jsonl"
+    owner, _, name = caller.partition("/")  # every caller file has "--": none is _unauthenticated.jsonl
+    return "--".join(re.sub(r"[^A-Za-z0-9._-]", "_", part) for part in (owner, name)) + ".jsonl"
 
 
 def request_record(exchange: Exchange, payload: Any) -> dict[str, Any]:

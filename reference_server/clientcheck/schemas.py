@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from functools import cache
 from pathlib import Path
-from typing import Any
-
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-from referencing.jsonschema import DRAFT7, DRAFT202012
+from typing import TYPE_CHECKING, Any
 
 from reference_server.bindings.http import V0_3, V1_0
+
+if TYPE_CHECKING:  # jsonschema takes seconds to import: only a recording server pays for it, on first use
+    from jsonschema import Draft202012Validator
+    from referencing import Registry, Resource
 
 SCHEMA_DIR = Path(__file__).resolve().parents[2] / "spec" / "schemas"
 V1_FILE, V03_FILE, V03_PROTO_FILE = "a2a-v1.json", "a2a-v0.3.json", "a2a-v0.3-proto.json"
@@ -72,6 +72,8 @@ def available() -> bool:
 
 
 def _resource(path: Path) -> tuple[str, Resource]:
+    from referencing.jsonschema import DRAFT7, DRAFT202012
+
     contents = json.loads(path.read_text(encoding="utf-8"))
     if path.name == V03_FILE:
         return V03_ID, DRAFT7.create_resource(contents)  # draft-07, `definitions` (as tests/support/schemas.py)
@@ -80,12 +82,16 @@ def _resource(path: Path) -> tuple[str, Resource]:
 
 @cache
 def _registry() -> Registry:
+    from referencing import Registry
+
     # no `retrieve` function: an unknown $ref fails, never a network fetch
     return Registry().with_resources(_resource(SCHEMA_DIR / name) for name in (V1_FILE, V03_FILE, V03_PROTO_FILE))
 
 
 @cache
 def validator(ref: str) -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
+
     # no format checker: `format` is an annotation here, as A2A's receivers read it
     return Draft202012Validator({"$schema": "https://json-schema.org/draft/2020-12/schema", "$ref": ref},
                                 registry=_registry())
