@@ -354,7 +354,11 @@ def uses(call: Call) -> Iterable[str]:
     operation = call.operation
     if "historyLength" in params or "history_length" in params or "historyLength" in configuration:
         yield "historyLength"
-    if configuration.get("returnImmediately") is True or configuration.get("blocking") is False:
+    # as the codecs read it: 0.3 JSON-RPC blocks unless `blocking` is false; the 0.3 proto's `bool blocking` is
+    # false when absent, so a 0.3 HTTP+JSON configuration without it does not block
+    proto_03 = call.binding == REST and call.version == V0_3 and "configuration" in params
+    if configuration.get("returnImmediately") is True or configuration.get("blocking") is False or (
+            proto_03 and not configuration.get("blocking")):
         yield "returnImmediately"
     if operation in ("ListTasks", "ListTaskPushNotificationConfigs") and params.get("pageToken"):
         yield "cursorPaging"

@@ -109,8 +109,7 @@ def _violations(violations: list[dict[str, Any]]) -> str:
         return "<p>None: every request followed the rules checked below.</p>"
     blocks = []
     for found in violations:
-        where = " ".join(escape(str(x)) for x in (found.get("method"), found.get("binding"), found.get("version"))
-                         if x)
+        where = " ".join(escape(str(x)) for x in (found.get("method"), found.get("interface")) if x)
         path = f" at <code>{escape(found['path'])}</code>" if found.get("path") else ""
         exchange = json.dumps(found["exchange"], indent=2, ensure_ascii=False)
         if len(exchange) > MAX_EXCHANGE_CHARS:

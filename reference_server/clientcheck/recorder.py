@@ -9,6 +9,7 @@ Application and nothing of this runs.
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import re
@@ -53,8 +54,12 @@ class Recorder:
         self._callers: dict[str | None, checks.CallerState] = {}  # only the recorder thread touches it
         self._last: Future[None] | None = None
 
-    def submit(self, exchange: Exchange) -> None:
-        self._thread.submit(self._record, exchange)
+    def submit(self, exchange: Exchange | Callable[[], Exchange]) -> None:
+        """Record an exchange, or the exchange a function makes (on the recorder thread, off the event loop)."""
+        try:
+            self._thread.submit(self._record, exchange)
+        except RuntimeError:  # closed: the server is stopping and its last exchanges are already on disk
+            log.warning("an exchange ended after the recorder closed; it is not recorded")
 
     def close(self) -> None:
         """Wait until every exchange submitted so far is on disk (called when the server stops)."""
@@ -71,11 +76,12 @@ class Recorder:
         if self._last is not None:
             self._last.result(CLOSE_TIMEOUT_SECONDS)
 
-    def _record(self, exchange: Exchange) -> None:
+    def _record(self, exchange: Exchange | Callable[[], Exchange]) -> None:
         try:
+            exchange = exchange if isinstance(exchange, Exchange) else exchange()
             line = self.line(exchange)
         except Exception:  # a record must never take the recorder down
-            log.exception("could not record %s %s", exchange.method, exchange.path)
+            log.exception("could not record an exchange")
             return
         self._last = WRITER.append(self.folder / file_name(exchange.caller), line + "\n")
 
@@ -209,7 +215,8 @@ class RecordingApplication(Application):
         try:
             await super().__call__(scope, receiving, sending)  # type: ignore[no-untyped-call]
         finally:
-            self.recorder.submit(capture.exchange(scope))
+            # the bodies are joined and decoded on the recorder thread; the caller is read now
+            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope)))
 
 
 class _Capture:
@@ -220,13 +227,13 @@ class _Capture:
         self.headers: list[tuple[bytes, bytes]] = []
         self.response: list[bytes] = []
 
-    def exchange(self, scope: Scope) -> Exchange:
+    def exchange(self, scope: Scope, caller: str | None) -> Exchange:
         def decoded(pairs: Any) -> tuple[tuple[str, str], ...]:
             return tuple((bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1")) for k, v in pairs)
 
         return Exchange(
             time=self.time, method=scope["method"], path=scope["path"],
             query=cast(bytes, scope.get("query_string", b"")).decode("latin-1"),
-            headers=decoded(scope.get("headers", [])), body=b"".join(self.body), caller=caller_name(scope),
+            headers=decoded(scope.get("headers", [])), body=b"".join(self.body), caller=caller,
             status=self.status, response_headers=decoded(self.headers), response_body=b"".join(self.response),
         )

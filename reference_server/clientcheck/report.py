@@ -132,6 +132,8 @@ def _violation(record: Record, found: dict[str, Any]) -> dict[str, Any]:
         "version": data.get("version"),
         "operation": data.get("operation"),
         "method": data.get("method"),
+        "interface": " ".join(str(x) for x in (BINDING_NAMES.get(str(data.get("binding")), data.get("binding")),
+                                               data.get("version")) if x),
         "exchange": {"request": data.get("request"), "response": data.get("response")},
     }
 
@@ -168,7 +170,7 @@ def summary_text(report: dict[str, Any]) -> str:
         lines.append(f"Violations ({len(report['violations'])}):")
         for found in report["violations"]:
             at = f" at {found['path']}" if found.get("path") else ""
-            what = " ".join(str(x) for x in (found.get("method"), found.get("binding"), found.get("version")) if x)
+            what = " ".join(str(x) for x in (found.get("method"), found.get("interface")) if x)
             lines.append(f"  {found['check']} [{found['section']}] {found['where']} {what}{at}: {found['message']}")
     if summary["exchanges"] and not summary["schemaChecked"]:
         lines += ["", "Note: the schema check did not run (spec/schemas/ was not found next to the server)."]

@@ -197,6 +197,11 @@ def test_the_schema_still_reports_what_no_specific_check_explains() -> None:
      ["returnImmediately"]),
     (exchange(body=rpc("message/send", {"message": V03_MESSAGE, "configuration": {"blocking": False}}),
               headers=V03_JSON), ["returnImmediately"]),
+    (exchange(path="/a2a/v1/message:send", headers=V03_JSON, body={
+        "message": {"messageId": "m", "role": "ROLE_USER", "content": [{"text": "hi"}]}, "configuration": {}}),
+     ["returnImmediately"]),  # the 0.3 proto's `bool blocking`: absent is false
+    (exchange(path="/a2a/v1/message:send", headers=V03_JSON, body={
+        "message": {"messageId": "m", "role": "ROLE_USER", "content": [{"text": "hi"}]}}), []),
     (exchange("GET", "/a2a/v1/tasks", query="pageSize=1&pageToken=abc"), ["cursorPaging"]),
     (exchange("POST", "/a2a/v1/tasks/t-1:subscribe"), ["subscribe"]),
     (exchange(body=rpc("tasks/resubscribe", {"id": "t"}), headers=V03_JSON), ["subscribe"]),

@@ -119,3 +119,12 @@ def test_without_record_the_app_is_not_wrapped(tmp_path: Path) -> None:
     assert type(plain) is Application
     assert isinstance(recording, RecordingApplication)
     assert recording.recorder.folder == tmp_path / "records"
+
+
+def test_an_exchange_that_ends_after_the_recorder_closed_is_dropped_quietly(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path)
+    body = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": {"id": "t-1"}}
+    recorder.submit(lambda: exchange(body))  # the app hands over a function: the bodies are joined off the loop
+    recorder.close()
+    recorder.submit(exchange(body))
+    assert len((tmp_path / "desk--c.jsonl").read_text().splitlines()) == 1

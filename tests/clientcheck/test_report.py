@@ -104,7 +104,7 @@ def test_the_summary_prints_the_matrix_the_conventions_and_the_violations(record
     assert re.search(r"^SendMessage\s+1/1\s+-\s+0/1\s+-$", text, re.MULTILINE), text
     assert re.search(r"^ListTasks\s+-\s+1/1\s+n/a\s+n/a$", text, re.MULTILINE), text
     assert "[x] cursorPaging" in text and "[ ] pushConfig" in text
-    assert "field-other-version [A2A App. A.2] desk--c.jsonl:6 message/send jsonrpc 0.3 at message.parts[0]" in text
+    assert "field-other-version [A2A App. A.2] desk--c.jsonl:6 message/send JSON-RPC 0.3 at message.parts[0]" in text
 
 
 def test_the_page_is_self_contained_and_escapes_what_clients_sent(records: Path) -> None:
