@@ -156,7 +156,7 @@ def _version(call: Call) -> list[Violation]:
         return [Violation("version-value", f"A2A-Version {given!r} is not Major.Minor (such as 1.0)")]
     if version not in SUPPORTED_VERSIONS:
         return [Violation("version-value", f"A2A-Version {given!r} is not a version this agent serves: its card "
-                          "lists 1.0 and 0.3")]
+                          f"lists {' and '.join(SUPPORTED_VERSIONS)}")]
     if given != version:
         return [Violation("version-value", f"A2A-Version {given!r} is not Major.Minor: send {version!r} "
                           "(A2A §3.6: patch numbers are not sent)")]

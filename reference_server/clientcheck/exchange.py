@@ -42,13 +42,16 @@ V03_REST_NAMES: dict[str, str] = {name: name for name in V03_REST_OPERATIONS} | 
 NOT_IN_V03 = frozenset({"ListTasks"})  # 0.3 has no ListTasks on either binding (DIGEST §3)
 
 
-class _NoBody:
+class _Marker:
+    def __init__(self, name: str) -> None:
+        self.name = name
+
     def __repr__(self) -> str:
-        return "NO_BODY"
+        return self.name
 
 
-NO_BODY: Any = _NoBody()  # the request had an empty body
-NOT_JSON: Any = type("_NotJson", (), {"__repr__": lambda self: "NOT_JSON"})()  # the body did not parse
+NO_BODY: Any = _Marker("NO_BODY")  # the request had an empty body
+NOT_JSON: Any = _Marker("NOT_JSON")  # the body did not parse as JSON (or UTF-8)
 
 
 @dataclass(frozen=True)
@@ -67,11 +70,7 @@ class Exchange:
     response_body: bytes = b""
 
     def header(self, name: str) -> str | None:
-        values = self.headers_named(name)
-        return values[0] if values else None
-
-    def headers_named(self, name: str) -> list[str]:
-        return [value for key, value in self.headers if key == name]
+        return next((value for key, value in self.headers if key == name), None)
 
     def response_header(self, name: str) -> str | None:
         return next((value for key, value in self.response_headers if key == name), None)
