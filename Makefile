@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance schemas lint bench fuzz clean
+.PHONY: install js serve test conformance schemas lint bench fuzz clean client-check
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 
 conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
 	$(PY) scripts/conformance.py $(ARGS)
+
+client-check: $(STAMP)  ## run CLIENT='<command>' against a fresh recording server; print its report (docs/client-testing.md)
+	$(PY) scripts/client_check.py $(ARGS)
 
 schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json and a2a-v0.3-proto.json from spec/proto/
 	$(PY) scripts/gen_schemas.py

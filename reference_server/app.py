@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from blacksheep import Application, Content, Request, Response, Router
 
@@ -33,6 +34,9 @@ from reference_server.domain.task_store import TaskStores, remove_stray_temp_fil
 from reference_server.outbound import Outbound
 from reference_server.settings import Settings
 from reference_server.wire.task_file import TaskFileCodec
+
+if TYPE_CHECKING:
+    from reference_server.clientcheck.recorder import Recorder
 
 log = logging.getLogger("reference_server.app")
 
@@ -73,7 +77,15 @@ def create_app(
     outbound is the guarded HTTP client for push deliveries and file downloads (tests give one that trusts their
     test CA); push_sleep is how push retries wait (tests record the waits instead of sleeping them).
     """
-    app = Application(router=Router())  # own router: the default one is global (stack notes §1.1)
+    # own router: the default one is global (stack notes §1.1)
+    recorder = None
+    if settings.record is None:
+        app = Application(router=Router())
+    else:  # A2A__Record: the app wrapped to capture every exchange (its module imported only then)
+        from reference_server.clientcheck.recorder import Recorder, RecordingApplication
+
+        recorder = Recorder(settings.record)
+        app = RecordingApplication(recorder, router=Router())
     if not settings.enabled:
         return _switched_off(app, outbound)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
@@ -102,6 +114,8 @@ def create_app(
     _schedule_eviction(app, pool)
     _sweep_on_start(app, workspaces)
     _close_on_stop(app, push)
+    if recorder is not None:
+        _record_until_stop(app, recorder)
     return app
 
 
@@ -182,6 +196,16 @@ def _close_on_stop(app: Application, push: HttpPushSender) -> None:
     async def close_push():  # type: ignore[no-untyped-def]
         yield
         await push.aclose()
+
+
+def _record_until_stop(app: Application, recorder: Recorder) -> None:
+    """The record folder exists from the start; at shutdown every exchange recorded so far is on disk."""
+
+    @app.lifespan
+    async def record():  # type: ignore[no-untyped-def]
+        await off_loop(functools.partial(recorder.folder.mkdir, parents=True, exist_ok=True))
+        yield
+        await off_loop(recorder.close)
 
 
 def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:

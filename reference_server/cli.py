@@ -1,8 +1,10 @@
 """`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or the workspaces of
-the listed owners under a root; `reference-server a2a` lists a workspace's callers and tasks (admin.py)."""
+the listed owners under a root; `reference-server a2a` lists a workspace's callers and tasks (admin.py);
+`reference-server report DIR` writes the client report of the exchanges recorded with --record DIR."""
 
 from __future__ import annotations
 
+import argparse
 import gc
 import json
 import logging
@@ -92,10 +94,32 @@ def tune_runtime() -> None:
     sys.setswitchinterval(0.001)
 
 
+def report_main(argv: Sequence[str]) -> int:
+    parser = argparse.ArgumentParser(
+        prog="reference-server report",
+        description="Write client-report.json and client-report.html from the exchanges recorded with --record "
+        "(A2A__Record), and print the coverage matrix, the conventions and the violations.",
+    )
+    parser.add_argument("records", type=Path, metavar="DIR", help="the folder given to --record")
+    parser.add_argument("--out", type=Path, metavar="DIR", help="where to write the report (default: DIR)")
+    args = parser.parse_args(list(argv))
+    from reference_server.clientcheck import report  # only this command needs it
+
+    if not args.records.is_dir():
+        print(f"reference-server report: {args.records} is not a folder", file=sys.stderr)
+        return 2
+    built, json_path, html_path = report.write(args.records, args.out)
+    print(report.summary_text(built))
+    print(f"\nreport: {json_path}\n        {html_path}")
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else list(argv)
     if args[:1] == ["a2a"]:
         return admin.main(args[1:], default_workspace=demo_workspace_path)
+    if args[:1] == ["report"]:
+        return report_main(args[1:])
     configure_logging()
     try:
         settings = load_settings(os.environ, args)

@@ -47,6 +47,7 @@ class Settings:
     webhook_token: str | None = None
     telegram_bot_token: str | None = None
     telegram_api_url: str = "https://api.telegram.org"
+    record: Path | None = None
     host: str = "127.0.0.1"
     port: int = 8080
 
@@ -207,6 +208,8 @@ KEYS: tuple[_Key, ...] = (
          "bot token of the Telegram notifier (never logged)", secret=True),
     _Key("telegram_api_url", "Telegram__ApiUrl", "--telegram-api-url", _parse_url, "an http(s) URL",
          "base URL of the Telegram Bot API"),
+    _Key("record", "Record", "--record", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
+         "append every exchange, with its client checks, as JSONL per caller to this folder"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )

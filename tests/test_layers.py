@@ -14,6 +14,7 @@ LAYERS: list[set[str]] = [
     {"reference_server.domain"},
     {"reference_server.wire", "reference_server.discovery"},
     {"reference_server.bindings"},
+    {"reference_server.clientcheck"},
     {"reference_server.app", "reference_server.serving"},
     {"reference_server.cli", "reference_server.admin", "reference_server.__main__"},
 ]

@@ -147,6 +147,13 @@ def _too_large(size: int, limit: int, limit_name: str) -> PayloadTooLarge:
     )
 
 
+def major_minor(text: str) -> str | None:
+    """The Major.Minor of an A2A-Version value ("1.0", "01.0", "1.0.3" give "1.0"), or None if it is not one.
+    A2A §3.6: Major.Minor decides; a patch number is ignored."""
+    match = _VERSION.match(text)
+    return f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+
+
 def requested_version(request: Request) -> str:
     """A2A §3.6: the A2A-Version header, else the query parameter; missing or empty means 0.3."""
     raw = request.get_first_header(b"A2A-Version")
@@ -156,9 +163,7 @@ def requested_version(request: Request) -> str:
         text = values[0].strip()
     if not text:
         return V0_3
-    match = _VERSION.match(text)
-    # A2A §3.6: Major.Minor decides; a patch number is ignored
-    version = f"{int(match.group(1))}.{int(match.group(2))}" if match else None
+    version = major_minor(text)
     if version not in SUPPORTED_VERSIONS:
         raise VersionNotSupported(
             f"A2A version {text!r} is not supported; send the header A2A-Version: 1.0 "

@@ -1,0 +1,139 @@
+"""`make client-check CLIENT='<command>'`: run an A2A client against a fresh recording server and print its report.
+
+A temporary workspace with one caller and a new key; the server on 127.0.0.1 on a free port with --record; the
+command run with A2A_URL (the server's base URL: the card is at $A2A_URL/.well-known/agent-card.json) and A2A_KEY
+(send it as X-API-Key or Authorization: Bearer); then the server is stopped and the report written and printed.
+
+Exit code: 0 when the command succeeded and no request broke a rule; 1 when there are violations; 2 when the
+command failed or timed out; 3 when the server did not start. See docs/client-testing.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from reference_server.clientcheck import report  # noqa: E402
+
+CALLER = "client"
+START_SECONDS = 30.0
+STOP_SECONDS = 15.0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def make_workspace(folder: Path, key: str) -> None:
+    """A workspace with one caller: the `.volcanic/a2a/callers.json` of docs/workspace.md."""
+    a2a = folder / ".volcanic" / "a2a"
+    a2a.mkdir(parents=True)
+    (a2a / "callers.json").write_text(json.dumps([{"name": CALLER, "key": key, "mode": "isolated",
+                                                    "note": "made by scripts/client_check.py"}]))
+
+
+def start_server(workspace: Path, records: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--host", "127.0.0.1",
+               "--port", str(port), "--record", str(records)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    with log.open("wb") as out:
+        return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workspace)
+
+
+def wait_until_serving(process: subprocess.Popen[bytes], url: str) -> bool:
+    deadline = time.monotonic() + START_SECONDS
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(url + "/.well-known/agent-card.json", timeout=1.0).status_code == 200:
+                return True
+        except httpx.TransportError:
+            pass
+        time.sleep(0.1)  # polling for start-up, with a deadline
+    return False
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM: uvicorn shuts down and the recorder writes what it holds before the process ends."""
+    if process.poll() is None:
+        process.send_signal(signal.SIGTERM)
+        try:
+            process.wait(STOP_SECONDS)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait(5)
+
+
+def run_client(command: str, url: str, key: str, timeout: float) -> int | None:
+    """The command's exit code; None when it timed out (it is killed with its process group)."""
+    env = {**os.environ, "A2A_URL": url, "A2A_KEY": key}
+    print(f"client-check: running {command!r} with A2A_URL={url}", flush=True)
+    process = subprocess.Popen(command, shell=True, env=env, start_new_session=True)
+    try:
+        return process.wait(timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(5)
+        return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--command", default=os.environ.get("CLIENT"),
+                        help="the client command, run by the shell (default: $CLIENT)")
+    parser.add_argument("--out", type=Path, default=ROOT / "reports" / "client-check",
+                        help="where the records and the report go (default: reports/client-check; emptied first)")
+    parser.add_argument("--timeout", type=float, default=float(os.environ.get("CLIENT_TIMEOUT", "300")),
+                        help="seconds the command may take (default: $CLIENT_TIMEOUT or 300)")
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.error("no client command: make client-check CLIENT='<command>' (or --command)")
+    records = args.out / "records"
+    shutil.rmtree(records, ignore_errors=True)
+    records.mkdir(parents=True)
+    key = "k_" + secrets.token_hex(24)
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    with tempfile.TemporaryDirectory(prefix="a2a-client-check-") as temp:
+        workspace = Path(temp) / "workspace"
+        make_workspace(workspace, key)
+        log = args.out / "server.log"
+        server = start_server(workspace, records, port, log)
+        try:
+            if not wait_until_serving(server, url):
+                print(f"client-check: the server did not start; its log is {log}", file=sys.stderr)
+                return 3
+            code = run_client(args.command, url, key, args.timeout)
+        finally:
+            stop(server)
+    built, json_path, html_path = report.write(records, args.out)
+    print()
+    print(report.summary_text(built))
+    print(f"\nreport: {json_path}\n        {html_path}\nserver log: {log}")
+    if code is None:
+        print(f"client-check: the command did not end within {args.timeout:g} s", file=sys.stderr)
+        return 2
+    if code != 0:
+        print(f"client-check: the command failed (exit code {code})", file=sys.stderr)
+        return 2
+    return 1 if built["violations"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

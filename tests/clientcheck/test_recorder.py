@@ -1,0 +1,130 @@
+"""The recorder: one JSONL file per caller, credentials masked, SSE answers as events, nothing when it is off."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from blacksheep import Application
+
+from reference_server.app import create_app
+from reference_server.clientcheck.exchange import Exchange
+from reference_server.clientcheck.recorder import (
+    Recorder,
+    RecordingApplication,
+    file_name,
+    sse_events,
+)
+from reference_server.settings import Settings
+
+KEY = "k_secret_key_1234"
+PUSH = {"taskId": "t-1", "url": "https://hooks.example.com/n", "token": "tok-secret",
+        "authentication": {"scheme": "Bearer", "credentials": "cred-secret"}}
+
+
+def exchange(body: Any, response: Any = None, *, caller: str | None = "desk/c", path: str = "/a2a",
+             headers: dict[str, str] | None = None, response_type: str = "application/json",
+             raw_response: bytes | None = None) -> Exchange:
+    sent = {"content-type": "application/json", "a2a-version": "1.0", "x-api-key": KEY,
+            "authorization": f"Bearer {KEY}", "x-a2a-notification-token": "tok-header", "cookie": "c=1",
+            **(headers or {})}
+    answer = raw_response if raw_response is not None else json.dumps(response or {}).encode()
+    return Exchange(time=1_780_000_000.25, method="POST", path=path, query="", headers=tuple(sent.items()),
+                    body=json.dumps(body).encode(), caller=caller, status=200,
+                    response_headers=(("content-type", response_type),), response_body=answer)
+
+
+def test_a_line_holds_the_exchange_and_its_checks(tmp_path: Path) -> None:
+    body = {"jsonrpc": "2.0", "id": 1.5, "method": "GetTask", "params": {"id": "t-1"}}
+    line = json.loads(Recorder(tmp_path).line(exchange(body, {"jsonrpc": "2.0", "id": None, "error": {}})))
+    assert line["time"] == "2026-05-28T20:26:40.250Z"
+    assert (line["caller"], line["binding"], line["version"], line["operation"], line["method"]) == (
+        "desk/c", "jsonrpc", "1.0", "GetTask", "GetTask")
+    assert line["request"]["body"] == body
+    assert line["response"] == {"status": 200, "contentType": "application/json",
+                                "body": {"jsonrpc": "2.0", "id": None, "error": {}}}
+    assert [v["check"] for v in line["checks"]["violations"]] == ["jsonrpc-id"]
+    assert line["checks"]["violations"][0]["section"].startswith("A2A §9.1")
+
+
+def test_credentials_are_masked_in_headers_request_and_response(tmp_path: Path) -> None:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "CreateTaskPushNotificationConfig", "params": PUSH}
+    text = Recorder(tmp_path).line(exchange(body, {"jsonrpc": "2.0", "id": 1, "result": {**PUSH, "id": "p1"}}))
+    for secret in (KEY, "tok-secret", "cred-secret", "tok-header"):
+        assert secret not in text
+    line = json.loads(text)
+    assert line["request"]["headers"] == {"content-type": "application/json", "a2a-version": "1.0",
+                                          "x-api-key": "***", "authorization": "Bearer ***",
+                                          "x-a2a-notification-token": "***"}  # and no cookie: not kept
+    assert line["request"]["body"]["params"]["token"] == "***"
+    assert line["request"]["body"]["params"]["authentication"] == {"scheme": "Bearer", "credentials": "***"}
+    assert line["response"]["body"]["result"]["token"] == "***"
+    assert line["checks"]["violations"] == []  # the checks saw the real values
+
+
+def test_sse_answers_are_recorded_as_events() -> None:
+    body = (b'data: {"result":{"task":{"id":"t"}}}\r\n\r\n: keep-alive\n\n'
+            b'event: error\ndata: {"error":{"code":-32603}}\n\ndata: not json\n\n')
+    assert sse_events(body) == [{"data": {"result": {"task": {"id": "t"}}}},
+                                {"data": {"error": {"code": -32603}}, "event": "error"},
+                                {"dataText": "not json"}]
+
+
+def test_a_stream_and_a_body_that_is_not_json_are_kept_readable(tmp_path: Path) -> None:
+    stream = exchange({"message": {}}, path="/a2a/v1/message:stream", response_type="text/event-stream",
+                      raw_response=b'data: {"task":{"id":"t","token":"x"}}\n\n')
+    assert json.loads(Recorder(tmp_path).line(stream))["response"]["events"] == [
+        {"data": {"task": {"id": "t", "token": "***"}}}]
+    broken = Exchange(time=0, method="POST", path="/a2a", query="", headers=(), body=b"{not json", caller=None,
+                      status=400, response_headers=(("content-type", "text/plain"),), response_body=b"oops")
+    line = json.loads(Recorder(tmp_path).line(broken))
+    assert line["request"]["bodyText"] == "{not json" and line["response"]["bodyText"] == "oops"
+
+
+def test_one_file_per_caller_and_one_for_the_unauthenticated(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path)
+    body = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": {"id": "t-1"}}
+    for caller in ("desk/alice", "desk/bob", "desk/alice", None):
+        recorder.submit(exchange(body, caller=caller))
+    recorder.close()
+    lines = {path.name: path.read_text().splitlines() for path in tmp_path.iterdir()}
+    assert {name: len(found) for name, found in lines.items()} == {
+        "desk--alice.jsonl": 2, "desk--bob.jsonl": 1, "_unauthenticated.jsonl": 1}
+    assert json.loads(lines["_unauthenticated.jsonl"][0])["caller"] is None
+
+
+def test_the_message_ids_are_remembered_per_caller(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path)
+
+    def send(text: str, caller: str) -> list[str]:
+        message = {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}
+        body = {"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": message}}
+        return [v["check"] for v in json.loads(recorder.line(exchange(body, caller=caller)))["checks"]["violations"]]
+
+    assert send("one", "desk/alice") == []
+    assert send("one", "desk/bob") == []
+    assert send("two", "desk/alice") == ["message-id-unique"]
+
+
+def test_file_names_are_safe() -> None:
+    assert file_name("owner/client") == "owner--client.jsonl"
+    assert file_name("o w/../x") == "o_w--.._x.jsonl"
+    assert file_name(None) == "_unauthenticated.jsonl"
+
+
+def test_without_record_the_app_is_not_wrapped(tmp_path: Path) -> None:
+    plain = create_app(Settings(), lambda: [])
+    recording = create_app(Settings(record=tmp_path / "records"), lambda: [])
+    assert type(plain) is Application
+    assert isinstance(recording, RecordingApplication)
+    assert recording.recorder.folder == tmp_path / "records"
+
+
+def test_an_exchange_that_ends_after_the_recorder_closed_is_dropped_quietly(tmp_path: Path) -> None:
+    recorder = Recorder(tmp_path)
+    body = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": {"id": "t-1"}}
+    recorder.submit(lambda: exchange(body))  # the app hands over a function: the bodies are joined off the loop
+    recorder.close()
+    recorder.submit(exchange(body))
+    assert len((tmp_path / "desk--c.jsonl").read_text().splitlines()) == 1
