@@ -107,6 +107,12 @@ class TaskRun:
     def set_question(self, question: str) -> None:
         self._end = End(TaskState.INPUT_REQUIRED, agent_message(self.task, question))
 
+    def persist_soon(self) -> None:
+        """Queue the write of the task as it is now, ahead of any later write of it, without waiting for it: a
+        stream's first event leaves at once (a kill -9 in the next moment breaks the stream, and may lose the
+        task's file; docs/workspace.md)."""
+        self.store.save_soon(self.stored)
+
     async def persist(self) -> None:
         """Write the task as it is now, before any later write of it: a client is about to learn of it. In the
         file when this returns, so a kill -9 cannot lose a task a client knows; not fsynced (only a final state

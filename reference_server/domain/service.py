@@ -96,7 +96,7 @@ class A2AService:
         with self.broadcast.follow(run.task.id) as follower:
             snapshot = run.snapshot()  # the stream starts with the task as created
             prepared.start()
-            await run.persist()
+            run.persist_soon()
             yield trim(snapshot, request.configuration.history_length)
             async for event in follower.events(ends_send_stream):
                 yield event

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import logging
 import os
 import re
 import sys
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Future
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,6 +21,8 @@ from reference_server.disk import WRITER, StatKey, is_racy, off_loop, stat_key
 from reference_server.domain.callers import Workspace
 from reference_server.domain.listing import SummaryPage, TaskSummary, page_of
 from reference_server.domain.model import ListTasksQuery, PushConfig, Task, TaskState
+
+log = logging.getLogger("reference_server.tasks")
 
 # design: task ids are UUIDs; anything else never touches the file system
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
@@ -103,6 +107,14 @@ class TaskStore:
         data = self._codec.encode(stored)  # encoded now, so later changes to the task are not in this write
         async with self._write_lock(stored.task.id):
             await asyncio.wrap_future(WRITER.replace(path, data, durable=durable))
+
+    def save_soon(self, stored: StoredTask) -> None:
+        """Queue a write of the task as it is now (not fsynced), ahead of any write asked for later; a failure
+        is logged. For a live run's task, which no recovery touches, so the write lock is not needed."""
+        path = self.path_for(stored.task.id)
+        if path is None:
+            raise ValueError(f"task id {stored.task.id!r} is not a UUID")
+        WRITER.replace(path, self._codec.encode(stored), durable=False).add_done_callback(_log_failure)
 
     async def update(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
         """Read the task afresh and, if change(stored) changed it, write it durably, with no write in between."""
@@ -234,3 +246,8 @@ class TaskStores:
         if store is None or store.workspace != workspace:
             store = self._stores[workspace.path] = TaskStore(workspace, self._codec)
         return store
+
+
+def _log_failure(done: Future[None]) -> None:
+    if not done.cancelled() and (error := done.exception()) is not None:
+        log.error("a task file could not be written: %s", error)
