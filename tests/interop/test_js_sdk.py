@@ -398,3 +398,18 @@ def test_subscribing_to_a_completed_task_is_refused(js: Driver, mode: str) -> No
     done = send_for_task(js, mode, ECHO_TEXT)
     answer = js.call(mode, "subscribe", id=done["id"])
     assert done["id"] in answer.raised("UnsupportedOperationError")  # A2A §3.1.6
+
+
+@pytest.mark.parametrize("mode", MODES_0_3)
+def test_subscribing_to_a_completed_task_is_refused_in_0_3(js: Driver, mode: str) -> None:
+    """The JS client in its 0.3 mode raises plain Errors; over JSON-RPC it reads the refusal from the one-event SSE
+    stream a 0.3 stream error now is (it says "SSE event contained an error"), over HTTP+JSON from the 400."""
+    done = send_for_task(js, mode, ECHO_TEXT)
+    answer = js.call(mode, "subscribe", id=done["id"])
+    assert not answer.ok and answer.error is not None, answer
+    message = answer.error["message"]
+    assert done["id"] in message and "terminal task" in message, message
+    if mode == "jsonrpc-0.3":
+        assert "SSE event contained an error" in message and "-32004" in message, message
+    else:
+        assert "400" in message and "FAILED_PRECONDITION" in message, message
