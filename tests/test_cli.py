@@ -36,6 +36,15 @@ class Served:
         assert match, self.banner
         return match.group(1)
 
+    def stop(self) -> None:
+        """SIGTERM, as a user stops it; killed if it has not ended within 10 s."""
+        self.process.send_signal(signal.SIGTERM)
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(5)
+
 
 def serve(tmp_path: Path, *args: str) -> Served:
     """Start the CLI as its own process; its output goes to a file (a full pipe would block it)."""
@@ -64,12 +73,7 @@ def demo(tmp_path: Path) -> Iterator[Served]:
     try:
         yield served
     finally:
-        served.process.send_signal(signal.SIGTERM)
-        try:
-            served.process.wait(10)
-        except subprocess.TimeoutExpired:
-            served.process.kill()
-            served.process.wait(5)
+        served.stop()
 
 
 def test_the_banner_prints_the_demo_caller_key_and_a_curl_line(demo: Served) -> None:

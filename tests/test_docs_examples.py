@@ -20,7 +20,6 @@ import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -108,12 +107,7 @@ def docs() -> Iterator[Docs]:
     try:
         yield Docs(served, env)
     finally:
-        served.process.send_signal(signal.SIGTERM)
-        try:
-            served.process.wait(10)
-        except subprocess.TimeoutExpired:
-            served.process.kill()
-            served.process.wait(5)
+        served.stop()
         shutil.rmtree(state, ignore_errors=True)
 
 

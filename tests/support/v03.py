@@ -97,12 +97,17 @@ def _part(part: dict[str, Any]) -> dict[str, Any]:
     elif part["kind"] == "data":
         converted = {"data": part["data"]}
     else:
-        file = part["file"]
-        converted = {"raw": file["bytes"]} if "bytes" in file else {"url": file["uri"]}
-        if "name" in file:
-            converted["filename"] = file["name"]
-        if "mimeType" in file:
-            converted["mediaType"] = file["mimeType"]
+        converted = file_part(part["file"], raw="bytes", url="uri")
     if "metadata" in part:
         converted["metadata"] = part["metadata"]
+    return converted
+
+
+def file_part(file: dict[str, Any], *, raw: str, url: str) -> dict[str, Any]:
+    """A 0.3 file object (JSON-RPC `bytes`/`uri`, proto `fileWithBytes`/`fileWithUri`) as a 1.0 file part."""
+    converted = {"raw": file[raw]} if raw in file else {"url": file[url]}
+    if "name" in file:
+        converted["filename"] = file["name"]
+    if "mimeType" in file:
+        converted["mediaType"] = file["mimeType"]
     return converted

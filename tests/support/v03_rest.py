@@ -11,6 +11,7 @@ from typing import Any
 
 from support.push import from_v03_config, to_v03_config
 from support.schemas import assert_valid
+from support.v03 import file_part
 
 V03_PROTO = "urn:a2a:v0.3-proto#/$defs/"
 
@@ -154,12 +155,7 @@ def _part(part: dict[str, Any]) -> dict[str, Any]:
     elif "data" in part:
         converted = {"data": part["data"].get("data", {})}
     else:
-        file = part["file"]
-        converted = {"raw": file["fileWithBytes"]} if "fileWithBytes" in file else {"url": file["fileWithUri"]}
-        if "name" in file:
-            converted["filename"] = file["name"]
-        if "mimeType" in file:
-            converted["mediaType"] = file["mimeType"]
+        converted = file_part(part["file"], raw="fileWithBytes", url="fileWithUri")
     if "metadata" in part:
         converted["metadata"] = part["metadata"]
     return converted
