@@ -93,7 +93,7 @@ def create_app(
                        max_bytes=settings.max_session_bytes)
     outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
     push = HttpPushSender(outbound, sleep=push_sleep)
-    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()), push=push, fetcher=outbound)
+    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()), outbound, push=push)
     # every A2A handler is wrapped in the key check where its route is registered
     guard = authenticated(WorkspaceCallerDirectory(workspaces), settings)
 

@@ -46,7 +46,6 @@ from reference_server.domain.sending import (
     prepare_run,
 )
 from reference_server.domain.task_store import ACTIVE, StoredTask, TaskStores
-from reference_server.outbound import Outbound
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.service")
@@ -58,14 +57,15 @@ class A2AService:
     """What the bindings call. Tasks live in their files; only the live runs are in memory, in the registry."""
 
     def __init__(self, settings: Settings, pool: SessionPool, notifier: OwnerNotifier | None,
-                 stores: TaskStores, runs: RunRegistry[TaskRun] | None = None,
-                 push: PushSender | None = None, fetcher: Fetcher | None = None) -> None:
+                 stores: TaskStores, fetcher: Fetcher, *, runs: RunRegistry[TaskRun] | None = None,
+                 push: PushSender | None = None) -> None:
+        """fetcher downloads file parts given by URL (the app hands in the guarded outbound client)."""
         self.settings = settings
         self.pool = pool
         self.notifier = notifier
         self.stores = stores
         self.push = push
-        self.fetcher = fetcher or Outbound(allow_private=settings.allow_private_push_urls)
+        self.fetcher = fetcher
         self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
         self.broadcast = Broadcast()  # the streams following each task, across its runs
 
