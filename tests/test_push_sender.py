@@ -145,3 +145,21 @@ def test_shutdown_drops_pending_pushes_and_closes_the_client() -> None:
 
     asyncio.run(scenario())
     assert outbound.closed
+
+
+def test_a_config_replaced_while_its_pushes_wait_sends_each_push_where_its_headers_belong() -> None:
+    outbound = FakeOutbound([500, 500, 500])  # the first push fails three times, so the second waits behind it
+    old = PushConfig("https://old.example/hook", id="p1", token="old-token")
+
+    async def scenario() -> None:
+        sender = HttpPushSender(outbound, sleep=lambda seconds: asyncio.sleep(0))
+        task = stored(old)
+        sender.notify(task)
+        task.push_configs = [PushConfig("https://new.example/hook", id="p1", token="new-token")]  # set again
+        task.task.status = TaskStatus(TaskState.COMPLETED)
+        sender.notify(task)
+        await settle(sender)
+
+    asyncio.run(scenario())
+    sent = [(url, headers["X-A2A-Notification-Token"]) for url, _, headers in outbound.posts]
+    assert sent == [("https://old.example/hook", "old-token")] * 3 + [("https://new.example/hook", "new-token")]

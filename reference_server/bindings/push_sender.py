@@ -36,6 +36,8 @@ Sleep = Callable[[float], Awaitable[None]]
 class _Push:
     task_id: str
     state: str
+    config_id: str | None
+    url: str  # the config's as it was at notify time, with the headers made for it
     body: bytes
     headers: dict[str, str]
 
@@ -58,7 +60,7 @@ class HttpPushSender:
             queue = self._queues.get(key)
             if queue is None:
                 queue = self._queues[key] = asyncio.Queue()
-                worker = asyncio.create_task(self._work(key, queue, config))
+                worker = asyncio.create_task(self._work(key, queue))
                 self._workers.add(worker)
                 worker.add_done_callback(self._workers.discard)
             queue.put_nowait(push)
@@ -74,21 +76,21 @@ class HttpPushSender:
         self._queues.clear()
         await self._outbound.aclose()
 
-    async def _work(self, key: tuple[str, str], queue: asyncio.Queue[_Push], config: PushConfig) -> None:
+    async def _work(self, key: tuple[str, str], queue: asyncio.Queue[_Push]) -> None:
         try:
             while not queue.empty():
-                await self._deliver(queue.get_nowait(), config)
+                await self._deliver(queue.get_nowait())
         finally:
             if self._queues.get(key) is queue:
                 del self._queues[key]
 
-    async def _deliver(self, push: _Push, config: PushConfig) -> None:
+    async def _deliver(self, push: _Push) -> None:
         reason = ""
         for attempt in range(len(self._waits) + 1):
             if attempt:
                 await self._sleep(self._waits[attempt - 1])
             try:
-                status = await self._outbound.post(config.url, push.body, push.headers)
+                status = await self._outbound.post(push.url, push.body, push.headers)
             except OutboundError as error:
                 reason = error.reason
                 continue
@@ -97,7 +99,7 @@ class HttpPushSender:
             reason = f"HTTP {status}" + (" (redirects are not followed)" if 300 <= status < 400 else "")
         # design: after the last attempt, one log line (the host only: a URL's path or query may hold a secret)
         log.warning("push for task %s (%s, config %s) to %s dropped after %d attempts: %s", push.task_id,
-                    push.state, config.id, urlsplit(config.url).hostname, len(self._waits) + 1, reason)
+                    push.state, push.config_id, urlsplit(push.url).hostname, len(self._waits) + 1, reason)
 
 
 def _push_for(task: Task, config: PushConfig) -> _Push:
@@ -112,4 +114,4 @@ def _push_for(task: Task, config: PushConfig) -> _Push:
     if config.authentication is not None and config.authentication.credentials:
         headers["Authorization"] = f"{config.authentication.scheme} {config.authentication.credentials}"
     data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return _Push(task.id, task.status.state.value, data, headers)
+    return _Push(task.id, task.status.state.value, config.id, config.url, data, headers)
