@@ -80,6 +80,11 @@ class AgentSession:
         """What the next run uses: read from the workspace files every time, so edits apply."""
         return system_prompt(self.workspace)
 
+    @property
+    def foresees(self) -> bool:
+        """Whether the provider can tell before a run how it answers (the scripted one); ask it only then."""
+        return isinstance(self._provider, Foresight)
+
     def answers_with_message(self, prompt: str, message_id: str | None) -> bool:
         """Whether the next run of prompt will answer with one message and nothing else (only a provider with
         foresight, the scripted one, can tell; any other answers False)."""

@@ -88,7 +88,8 @@ async def _delete_push(scope: Scope, ref: Any) -> None:
     await scope.service.delete_push_config(scope.caller, task_id, config_id)
 
 
-def _v1_list_push(params: Any, *, query: bool = False) -> tuple[str, str | None]:
+def v1_list_push(params: Any, *, query: bool = False) -> tuple[str, str | None]:
+    """ListTaskPushNotificationConfigs' (taskId, pageToken), from JSON-RPC params or a REST query string."""
     task_id, _page_size, page_token = v1.decode_push_config_list(params, query=query)
     return task_id, page_token
 
@@ -131,7 +132,7 @@ V1_OPERATIONS: dict[str, Operation] = {
     "CreateTaskPushNotificationConfig": Operation(v1.decode_push_config, _set_push("url"),
                                                   _of(v1.encode_push_config)),
     "GetTaskPushNotificationConfig": Operation(v1.decode_push_config_ref, _get_push, _of(v1.encode_push_config)),
-    "ListTaskPushNotificationConfigs": Operation(_v1_list_push, _list_push, _of(v1.encode_push_config_list)),
+    "ListTaskPushNotificationConfigs": Operation(v1_list_push, _list_push, _of(v1.encode_push_config_list)),
     "DeleteTaskPushNotificationConfig": Operation(v1.decode_push_config_ref, _delete_push, lambda r, p: {}),
     "GetExtendedAgentCard": Operation(_params_object, _extended_card_v1, _as_is),
 }

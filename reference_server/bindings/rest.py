@@ -18,7 +18,7 @@ from reference_server.bindings.http import (
     read_json,
     requested_version,
 )
-from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope
+from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope, v1_list_push
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -70,13 +70,8 @@ ROUTES: tuple[RestRoute, ...] = (
 _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
     "GetTask": lambda p: v1.decode_get_task(p, query=True),
     "ListTasks": lambda p: v1.decode_list_tasks(p, query=True),
-    "ListTaskPushNotificationConfigs": lambda p: _push_list_query(p),
+    "ListTaskPushNotificationConfigs": lambda p: v1_list_push(p, query=True),
 }
-
-
-def _push_list_query(params: Any) -> tuple[str, str | None]:
-    task_id, _page_size, page_token = v1.decode_push_config_list(params, query=True)
-    return task_id, page_token
 
 # §11.1: application/a2a+json in 1.0; 0.3 REST answered application/json (the SDK servers still do)
 _CONTENT_TYPES = {V1_0: A2A_JSON, V0_3: JSON}

@@ -109,9 +109,11 @@ def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int
     caller = run.caller
     tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
                       caller=caller.name)
-    # asked before the run, so before any answer: the prompt as it will be, but for the files it will list
-    foreseen = build_prompt(caller.name, inbound, [], has_notifier=notifier is not None)
-    direct = new and session.answers_with_message(foreseen, inbound.message_id)
+    direct = False
+    if new and session.foresees:
+        # asked before the run, so before any answer: the prompt as it will be, but for the files it will list
+        foreseen = build_prompt(caller.name, inbound, [], has_notifier=notifier is not None)
+        direct = session.answers_with_message(foreseen, inbound.message_id)
 
     async def prompt() -> str:
         files = await _inbound_files(caller, inbound, fetcher, max_file_bytes)
