@@ -17,7 +17,7 @@ Feature: File parts given by URL
 
   @v0_3
   Scenario: A file URL that is not https is refused before a task exists
-    Given the server does not allow private push URLs
+    Given the server allows neither plain-http nor private URLs
     When the caller sends the file URL "http://files.example.com/plan.pdf" with the text "Here"
     Then the call fails with InvalidParams
     And the error names the file part's URL, saying "the URL scheme must be https"
@@ -40,8 +40,8 @@ Feature: File parts given by URL
     And the other file server was never asked
 
   Scenario: A file URL whose host resolves to a private address fails
-    Given the server does not allow private push URLs
-    When the caller sends the URL of "plan.pdf" on "push.test", a name that resolves to 127.0.0.1
+    Given the server allows neither plain-http nor private URLs
+    When the caller sends the URL of "plan.pdf" on "files.test", a name that resolves to 127.0.0.1
     Then the task is failed
     And the task's status message mentions "127.0.0.1 is loopback"
     And the file server was never asked

@@ -42,8 +42,9 @@ Feature: An owner host serves the workspaces of the owners it lists
     And the caller fetches the extended agent card
     Then the call is refused as unauthenticated
 
-  @CallerDirectory_LiveEdit
-  Scenario: An owner added to the list is served from the next request
+  # The owner list is a function asked on every request. The reference-server command builds it from --owner
+  # (A2A__Owners) at start, so there adding an owner takes a restart; a host embedding the server can add one live.
+  Scenario: An owner an embedding host adds is served from the next request
     Given the folder "carol" under the root has the caller "stray-bot"
     When the host adds "carol" to its owners
     And the caller fetches the extended agent card

@@ -84,6 +84,7 @@ def _(world: Any, request: pytest.FixtureRequest) -> None:
 
 
 @given("the server does not allow private push URLs")
+@given("the server allows neither plain-http nor private URLs")  # the same setting governs file downloads
 def _(world: Any, server_factory: Any) -> None:
     world.use_server(server_factory(allow_private_push_urls=False))
     world.notes["waits_before"] = len(world.server.push_waits)
@@ -228,9 +229,19 @@ def _(world: Any, states: str) -> None:
     world.notes["pushes"] = received
 
 
-@then(parsers.parse("the webhook receives {count:d} pushes"))
-def _(world: Any, count: int) -> None:
-    webhook_of(world).wait_for(count)
+@then("the webhook receives the working push 3 times, then the completed push 3 times, and nothing more")
+def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+    received = webhook_of(world).wait_for(6)
+    assert [pushed_state(r.json()) for r in received] == ["working"] * 3 + ["completed"] * 3
+    until(lambda: len(dropped(world, caplog)) == 2, "both pushes given up")  # no attempt can follow now
+    assert len(webhook_of(world).requests()) == 6, [pushed_state(r.json()) for r in webhook_of(world).requests()]
+
+
+def dropped(world: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
+    """The log lines of the task's pushes given up after their last attempt."""
+    tid = task_id(world)
+    return [r.getMessage() for r in caplog.records
+            if r.name == "reference_server.push" and tid in r.getMessage() and "after 3 attempts" in r.getMessage()]
 
 
 @then(parsers.parse('every push carries the token "{token}"'))
@@ -267,13 +278,7 @@ def _(world: Any, first: int, second: int) -> None:
 
 @then("the server logs that pushes for the task were dropped after 3 attempts, without the token")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
-    tid = task_id(world)
-
-    def dropped() -> list[str]:
-        return [r.getMessage() for r in caplog.records
-                if r.name == "reference_server.push" and tid in r.getMessage() and "after 3 attempts" in r.getMessage()]
-
-    lines = until(dropped, "the log line of a dropped push")
+    lines = until(lambda: dropped(world, caplog), "the log line of a dropped push")
     for token in ("tok-5", "tok-6", "tok-rebind"):
         assert all(token not in line for line in lines), lines
 

@@ -18,8 +18,9 @@ import trustme
 
 # one test CA for the whole run; the server under test trusts it through the Outbound it is given
 CA = trustme.CA()
-_CERT = CA.issue_cert("localhost", "127.0.0.1", "push.test")
-TEST_HOSTS = {"push.test": ["127.0.0.1"]}  # names the test resolver answers (no DNS is asked for them)
+_CERT = CA.issue_cert("localhost", "127.0.0.1", "push.test", "files.test")
+# names the test resolver answers (no DNS is asked for them)
+TEST_HOSTS = {"push.test": ["127.0.0.1"], "files.test": ["127.0.0.1"]}
 
 
 def client_ssl_context() -> ssl.SSLContext:
