@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
+import httpx
 import pytest
 from support.live import LiveServer, settings_for
 
@@ -71,3 +72,29 @@ def test_a_prompt_client_is_served_as_usual(server: LiveServer) -> None:
         sock.sendall(b"GET /.well-known/agent-card.json HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
         received, _ = wait_for_answer(sock)
     assert received.startswith(b"HTTP/1.1 200")
+
+
+def test_a_webhook_that_never_answers_holds_neither_the_answer_nor_the_shutdown(tmp_path: Path) -> None:
+    """Issue 9: delivery never blocks the run or the caller's answer, and a shutdown does not wait for it."""
+    listener = socket.create_server(("127.0.0.1", 0))  # takes connections, never answers
+    listener.settimeout(10)
+    workspace = Workspace(tmp_path / "ws")
+    workspace.callers_file.parent.mkdir(parents=True)
+    workspace.callers_file.write_text(json.dumps([{"name": "push-bot", "key": KEY}]))
+    live = LiveServer(settings_for())  # its outbound client gives each attempt 5 s
+    live.workspaces.add(workspace)
+    live.start()
+    try:
+        hook = f"http://127.0.0.1:{listener.getsockname()[1]}/hook"
+        params = {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hello"}]},
+                  "configuration": {"taskPushNotificationConfig": {"url": hook}}}
+        # shorter than one delivery attempt: an answer that waited for the webhook would time out here
+        answer = httpx.post(live.url + "/a2a", timeout=4, headers={"X-API-Key": KEY, "A2A-Version": "1.0"},
+                            json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": params}).json()
+        assert answer["result"]["task"]["status"]["state"] == "TASK_STATE_COMPLETED", answer
+        connection, _ = listener.accept()  # a push is under way, and will never be answered
+        connection.close()
+    finally:
+        live.stop(timeout=10)  # the graceful shutdown takes 2 s; an attempt's timeout alone is 5 s
+        listener.close()
+    assert not live.thread.is_alive(), "the server's shutdown waited for a push nobody answers"
