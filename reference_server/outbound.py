@@ -169,6 +169,15 @@ def url_problem(url: str, *, allow_private: bool) -> str | None:
     return f"the URL's host {named} is a blocked address: {why}"
 
 
+def url_refusal(url: str, *, allow_private: bool) -> str | None:
+    """url_problem, followed by how to lift it when private addresses are not allowed: the words a caller's
+    InvalidParams or an operator's settings error give."""
+    problem = url_problem(url, allow_private=allow_private)
+    if problem is None or allow_private:
+        return problem
+    return f"{problem} (A2A__AllowPrivatePushUrls=true allows http and private addresses)"
+
+
 # --- the guarded client ---
 
 Resolver = Callable[[str, int], Awaitable[list[str]]]  # host, port -> IP address strings

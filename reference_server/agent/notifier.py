@@ -8,7 +8,7 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from reference_server.outbound import Outbound, OutboundError, url_problem
+from reference_server.outbound import Outbound, OutboundError, url_refusal
 from reference_server.settings import Settings, SettingsError
 
 log = logging.getLogger("reference_server.owner")
@@ -131,8 +131,6 @@ def owner_notifier(settings: Settings, outbound: Outbound) -> OwnerNotifier | No
 
 
 def _check_url(name: str, url: str, settings: Settings) -> None:
-    problem = url_problem(url, allow_private=settings.allow_private_push_urls)
+    problem = url_refusal(url, allow_private=settings.allow_private_push_urls)
     if problem:
-        hint = "" if settings.allow_private_push_urls else " (A2A__AllowPrivatePushUrls=true allows http and " \
-                                                          "private addresses)"
-        raise SettingsError(f"{name} cannot be used: {problem}{hint}")
+        raise SettingsError(f"{name} cannot be used: {problem}")

@@ -15,7 +15,7 @@ from typing import Protocol
 from reference_server.domain.errors import FieldViolation, InvalidParams
 from reference_server.domain.model import PushConfig
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import url_problem
+from reference_server.outbound import url_refusal
 from reference_server.settings import Settings
 
 Change = Callable[[StoredTask], bool]
@@ -31,10 +31,9 @@ class PushSender(Protocol):
 def checked(config: PushConfig, settings: Settings, field: str) -> PushConfig:
     """The config with an id (the server's when the caller gave none); InvalidParams names `field` when its URL
     may not be used (the connect-time address check happens again on every delivery)."""
-    problem = url_problem(config.url, allow_private=settings.allow_private_push_urls)
+    problem = url_refusal(config.url, allow_private=settings.allow_private_push_urls)
     if problem is not None:
-        hint = "" if settings.allow_private_push_urls else " (A2A__AllowPrivatePushUrls allows http and private hosts)"
-        raise InvalidParams(violations=[FieldViolation(field, problem + hint)])
+        raise InvalidParams(violations=[FieldViolation(field, problem)])
     return replace(config, id=config.id or str(uuid.uuid4()))
 
 

@@ -20,7 +20,7 @@ from reference_server.domain.model import Message, Part, Role, SendRequest, Task
 from reference_server.domain.prompt import build_prompt, inbox_name
 from reference_server.domain.runner import RunRefused, TaskRun
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import Download, OutboundError, url_problem
+from reference_server.outbound import Download, OutboundError, url_refusal
 from reference_server.settings import Settings
 
 HOPS_KEY = "volcanic.hops"
@@ -151,7 +151,7 @@ def _check_message(message: Message, max_file_bytes: int, allow_private: bool,
             violations.append(FieldViolation(
                 f"message.parts[{index}].raw",
                 f"is {len(part.raw)} bytes; the limit is {max_file_bytes} bytes (A2A__MaxFileBytes)"))
-        if part.url is not None and (problem := url_problem(part.url, allow_private=allow_private)) is not None:
+        if part.url is not None and (problem := url_refusal(part.url, allow_private=allow_private)) is not None:
             # design deviation "File-part errors": a URL that is not https is refused before any task exists
             violations.append(FieldViolation(f"message.parts[{index}].url", problem))
     if violations:
