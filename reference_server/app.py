@@ -84,7 +84,7 @@ def create_app(
     else:  # A2A__Record: the app wrapped to capture every exchange (its module imported only then)
         from reference_server.clientcheck.recorder import Recorder, RecordingApplication
 
-        recorder = Recorder(settings.record)
+        recorder = Recorder(settings.record, settings.max_json_depth)
         app = RecordingApplication(recorder, router=Router())
     if not settings.enabled:
         return _switched_off(app, outbound)

@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from reference_server.bindings.http import SUPPORTED_VERSIONS, V0_3, V1_0, major_minor
+from reference_server.bindings.http import SUPPORTED_VERSIONS, V0_3, V1_0, major_minor, parse_json
 from reference_server.bindings.operations import V03_OPERATIONS, V03_REST_OPERATIONS, V1_OPERATIONS
 from reference_server.bindings.rest import PREFIX, ROUTES, RestRoute
+from reference_server.domain.errors import ParseError
+from reference_server.settings import Settings
 
 JSONRPC = "jsonrpc"
 REST = "rest"
@@ -122,12 +123,13 @@ def is_recorded(path: str) -> bool:
     return not path.lower().startswith(PUSH_RECEIVER_PREFIX)
 
 
-def parse_body(body: bytes) -> Any:
+def parse_body(body: bytes, max_depth: int) -> Any:
+    """The body as the server's request reader reads it: a body the server refused as a parse error is NOT_JSON."""
     if not body.strip():
         return NO_BODY
     try:
-        return json.loads(body.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        return parse_json(body, max_depth=max_depth)
+    except ParseError:
         return NOT_JSON
 
 
@@ -140,14 +142,14 @@ def version_given(exchange: Exchange, query: dict[str, list[str]]) -> str | None
     return text or None
 
 
-def classify(exchange: Exchange) -> Call:
+def classify(exchange: Exchange, max_json_depth: int = Settings.max_json_depth) -> Call:
     query = parse_qs(exchange.query, keep_blank_values=True)
     given = version_given(exchange, query)
     served = major_minor(given) if given is not None else V0_3  # A2A §3.6.2: missing means 0.3
     version = served if served in SUPPORTED_VERSIONS else None
     binding = binding_of(exchange.path)
     call = Call(binding, version, given, f"{exchange.method} {exchange.path}", query=query,
-                payload=parse_body(exchange.body))
+                payload=parse_body(exchange.body, max_json_depth))
     if binding == JSONRPC:
         _jsonrpc(call)
     elif binding == REST:

@@ -27,6 +27,7 @@ from reference_server.clientcheck import checks
 from reference_server.clientcheck.exchange import NO_BODY, NOT_JSON, Exchange, classify, is_recorded
 from reference_server.disk import WRITER
 from reference_server.domain.callers import Caller
+from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.record")
 
@@ -48,8 +49,9 @@ Send = Callable[[Message], Awaitable[None]]
 class Recorder:
     """Turns captured exchanges into checked, masked JSONL lines, one file per caller, in arrival order."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, max_json_depth: int = Settings.max_json_depth) -> None:
         self.folder = folder
+        self._max_json_depth = max_json_depth  # the server's: a body it refused is reported as not JSON
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recorder")
         self._callers: dict[str | None, checks.CallerState] = {}  # only the recorder thread touches it
         self._last: Future[None] | None = None
@@ -86,7 +88,7 @@ class Recorder:
         self._last = WRITER.append(self.folder / file_name(exchange.caller), line + "\n")
 
     def line(self, exchange: Exchange) -> str:
-        call = classify(exchange)
+        call = classify(exchange, self._max_json_depth)
         outcome = checks.check(call, exchange, self._callers.setdefault(exchange.caller, checks.CallerState()))
         record = {
             "time": datetime.fromtimestamp(exchange.time, UTC).isoformat(timespec="milliseconds").replace(
