@@ -119,6 +119,16 @@ def _append(path: Path, data: bytes) -> None:
         os.close(fd)
 
 
+TEMP_SUFFIX = ".tmp"
+
+
+def temp_stem(name: str) -> str | None:
+    """For a temp name of _replace (.<stem>.<pid>-<n>.tmp), the stem of the file it was to replace; else None."""
+    if not (name.startswith(".") and name.endswith(TEMP_SUFFIX)):
+        return None
+    return name[1:].split(".", 1)[0]
+
+
 def _replace(path: Path, data: bytes, *, durable: bool) -> None:
     """A temp file in the same folder, then a rename; durable: the temp file's data is synced before the rename,
     so that after a power loss the name holds the old content or the new, never an empty file."""
@@ -126,7 +136,7 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
     folder, base = os.path.split(name)
     _make_folder(folder)
     while True:  # a name no other temp file has: this process's id and a counter (O_EXCL makes sure)
-        tmp = os.path.join(folder, f".{os.path.splitext(base)[0]}.{os.getpid()}-{next(_TEMP_NUMBERS)}.tmp")
+        tmp = os.path.join(folder, f".{os.path.splitext(base)[0]}.{os.getpid()}-{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}")
         try:
             fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             break

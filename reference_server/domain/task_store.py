@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
-from reference_server.disk import WRITER, StatKey, is_racy, off_loop, stat_key
+from reference_server.disk import WRITER, StatKey, is_racy, off_loop, stat_key, temp_stem
 from reference_server.domain.callers import Workspace
 from reference_server.domain.listing import SummaryPage, TaskSummary, page_of
 from reference_server.domain.model import ListTasksQuery, PushConfig, Task, TaskState
@@ -226,8 +226,8 @@ def remove_stray_temp_files(workspace: Workspace) -> int:
         return 0
     removed = 0
     for name in names:
-        # .<taskId>.<anything>.tmp, the writer's temp names (disk.py)
-        if name.startswith(".") and name.endswith(".tmp") and is_task_id(name[1:].split(".", 1)[0]):
+        stem = temp_stem(name)  # the writer's temp file for a task file (disk.py)
+        if stem is not None and is_task_id(stem):
             with contextlib.suppress(FileNotFoundError):
                 (workspace.tasks_dir / name).unlink()
                 removed += 1
