@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
+from reference_server.bindings.http import V0_3, V1_0, dumps
+from reference_server.bindings.push_receiver import TOKEN_HEADER
 from reference_server.domain.model import PushConfig, Task
 from reference_server.domain.task_store import StoredTask
 from reference_server.outbound import Outbound, OutboundError
@@ -28,6 +29,7 @@ from reference_server.wire import v03, v1
 
 log = logging.getLogger("reference_server.push")
 
+_CONTENT_TYPES = {V0_3: "application/json", V1_0: "application/a2a+json"}
 WAITS = (1.0, 5.0)  # design deviation: 1 s, then 5 s, so 3 attempts in all
 Sleep = Callable[[float], Awaitable[None]]
 
@@ -53,9 +55,9 @@ class HttpPushSender:
         self._workers: set[asyncio.Task[None]] = set()
 
     def notify(self, stored: StoredTask) -> None:
-        task = stored.task
+        task, bodies = stored.task, dict[str, bytes]()
         for config in stored.push_configs:
-            push = _push_for(task, config)
+            push = _push_for(task, config, bodies)
             key = (task.id, config.id or config.url)
             queue = self._queues.get(key)
             if queue is None:
@@ -102,16 +104,16 @@ class HttpPushSender:
                     push.state, push.config_id, urlsplit(push.url).hostname, len(self._waits) + 1, reason)
 
 
-def _push_for(task: Task, config: PushConfig) -> _Push:
-    """The POST for one config, made now: later changes to the task are the next notification's."""
-    if config.a2a_version == "0.3":
-        body, content_type = v03.encode_task(task), "application/json"
-    else:
-        body, content_type = {"task": v1.encode_task(task)}, "application/a2a+json"
+def _push_for(task: Task, config: PushConfig, bodies: dict[str, bytes]) -> _Push:
+    """The POST for one config, made now: later changes to the task are the next notification's. bodies: the task
+    encoded once per A2A version, shared by the configs of one notification."""
+    version = V0_3 if config.a2a_version == V0_3 else V1_0
+    if version not in bodies:  # 0.3 receivers parse the Task itself; 1.0 ones a StreamResponse
+        bodies[version] = dumps(v03.encode_task(task) if version == V0_3 else {"task": v1.encode_task(task)})
+    body, content_type = bodies[version], _CONTENT_TYPES[version]
     headers = {"Content-Type": content_type}
     if config.token:
-        headers["X-A2A-Notification-Token"] = config.token
+        headers[TOKEN_HEADER.decode()] = config.token
     if config.authentication is not None and config.authentication.credentials:
         headers["Authorization"] = f"{config.authentication.scheme} {config.authentication.credentials}"
-    data = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return _Push(task.id, task.status.state.value, config.id, config.url, data, headers)
+    return _Push(task.id, task.status.state.value, config.id, config.url, body, headers)
