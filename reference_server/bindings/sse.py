@@ -17,7 +17,8 @@ from reference_server.domain.errors import A2AError, InternalError
 log = logging.getLogger("reference_server.sse")
 
 HEARTBEAT_SECONDS = 15.0
-_END = object()
+_END = object()  # the stream ended
+_BEAT = object()  # time for a keep-alive
 _HEADERS = [(b"Cache-Control", b"no-store"), (b"X-Accel-Buffering", b"no")]
 
 Frame = Callable[[Any], Any]
@@ -54,15 +55,20 @@ def one_event_stream(payload: Any) -> Response:
 
 
 async def _rest_of_stream(
-    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame
+    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame,
+    heartbeat: float = HEARTBEAT_SECONDS,
 ) -> AsyncIterator[bytes]:
+    """The events after the first, framed; after `heartbeat` seconds with nothing sent, a keep-alive comment (or
+    the end, when the client is gone)."""
     queue: asyncio.Queue[Any] = asyncio.Queue()
     pump = asyncio.create_task(_pump(events, queue))
+    silence = _Silence(queue, heartbeat)
     try:
         while True:
-            try:
-                item = await asyncio.wait_for(queue.get(), HEARTBEAT_SECONDS)
-            except TimeoutError:
+            items = [await queue.get(), *_ready(queue)]
+            silence.broken()
+            items = [item for item in items if item is not _BEAT]
+            if not items:  # only the silence broke
                 # writes to a gone client fail silently: poll for the disconnect (stack notes §1.4)
                 if await request.is_disconnected():
                     return
@@ -70,15 +76,41 @@ async def _rest_of_stream(
                 continue
             # the events ready now leave in one write: under load, one send per event would cost more than the
             # framing (a burst of streams then waits on each other's sends)
-            chunk, ended = _frames([item, *_ready(queue)], frame, error_frame)
+            chunk, ended = _frames(items, frame, error_frame)
             if chunk:
                 yield chunk
             if ended:
                 return
     finally:
+        silence.cancel()
         pump.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await pump
+
+
+class _Silence:
+    """Puts _BEAT in the queue once `seconds` pass with nothing taken from it: one timer per stream, re-armed
+    only when it fires (a timeout per event, asyncio.wait_for, costs a task each time: too dear for a burst)."""
+
+    def __init__(self, queue: asyncio.Queue[Any], seconds: float) -> None:
+        self._queue = queue
+        self._seconds = seconds
+        self._loop = asyncio.get_running_loop()
+        self._last = self._loop.time()
+        self._timer = self._loop.call_later(seconds, self._check)
+
+    def broken(self) -> None:
+        self._last = self._loop.time()
+
+    def _check(self) -> None:
+        quiet_until = self._last + self._seconds
+        if self._loop.time() >= quiet_until:
+            self._queue.put_nowait(_BEAT)
+            quiet_until = self._loop.time() + self._seconds
+        self._timer = self._loop.call_at(quiet_until, self._check)
+
+    def cancel(self) -> None:
+        self._timer.cancel()
 
 
 def _ready(queue: asyncio.Queue[Any]) -> list[Any]:
