@@ -21,7 +21,9 @@ log = logging.getLogger("reference_server.disk")
 
 def _yield_to_the_loop() -> None:
     """Run this thread at a lower priority (Linux: a nice value per thread), so that when a long read such as a
-    ListTasks scan and the event loop want the same core, the loop gets it."""
+    ListTasks scan, or the writer's batch after a burst of new tasks, and the event loop want the same core, the
+    loop gets it (measured: 1,000 streams opened at once, the writer's system time during their first events went
+    from 290-350 ms to 70-80 ms, and their first event p99 from 1.1-1.35 s to 0.54-0.59 s)."""
     with contextlib.suppress(AttributeError, OSError):
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
 
@@ -72,6 +74,7 @@ class Writer:
         return done
 
     def _serve(self) -> None:
+        _yield_to_the_loop()
         while True:
             with self._ready:
                 while not self._queue:
