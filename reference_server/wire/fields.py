@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -67,6 +68,13 @@ class Choices(Generic[E]):
         return False, None
 
 
+@functools.lru_cache(maxsize=256)  # bounded, though the names are the decoders' own
+def _snake(name: str) -> str:
+    """The proto field name of a JSON field name (messageId -> message_id): a field that is absent, as most are,
+    is looked up under both, and the decoders ask for the same few dozen names on every request."""
+    return _UPPER.sub(lambda m: "_" + m.group(0).lower(), name)
+
+
 class Reader:
     """One JSON object at a field path; every violation goes to a list shared by the whole request.
 
@@ -112,8 +120,7 @@ class Reader:
     def _lookup(self, name: str) -> Any:
         if name in self._obj:
             return self._obj[name]
-        snake = _UPPER.sub(lambda m: "_" + m.group(0).lower(), name)
-        return self._obj.get(snake, _ABSENT)  # ProtoJSON parsers accept the proto field name too
+        return self._obj.get(_snake(name), _ABSENT)  # ProtoJSON parsers accept the proto field name too
 
     def _get(self, name: str, *, unwrap: bool = True) -> Any:
         value = self._lookup(name)
