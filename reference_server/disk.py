@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import itertools
 import logging
 import os
@@ -114,8 +115,7 @@ class Writer:
 
 def _append(path: Path, data: bytes) -> None:
     name = os.fspath(path)
-    _make_folder(os.path.dirname(name))
-    fd = os.open(name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    fd = _in_folder(functools.partial(os.open, name, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666), name)
     try:
         _write_all(fd, data)
     finally:
@@ -137,11 +137,10 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
     so that after a power loss the name holds the old content or the new, never an empty file."""
     name = os.fspath(path)
     folder, base = os.path.split(name)
-    _make_folder(folder)
     while True:  # a name no other temp file has: this process's id and a counter (O_EXCL makes sure)
         tmp = os.path.join(folder, f".{os.path.splitext(base)[0]}.{os.getpid()}-{next(_TEMP_NUMBERS)}{TEMP_SUFFIX}")
         try:
-            fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            fd = _in_folder(functools.partial(os.open, tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), tmp)
             break
         except FileExistsError:
             continue
@@ -160,15 +159,16 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
 
 
 _TEMP_NUMBERS = itertools.count()
-_FOLDERS: set[str] = set()  # folders the writer made or found (only the writer thread uses it)
 
 
-def _make_folder(folder: str) -> None:
-    """The folder exists (made once; looked at again only if it disappeared, which os.path.isdir tells)."""
-    if folder in _FOLDERS and os.path.isdir(folder):
-        return
-    os.makedirs(folder, exist_ok=True)
-    _FOLDERS.add(folder)
+def _in_folder(create: Callable[[], int], name: str) -> int:
+    """create() a file; when its folder is missing, make the folder and create it again (the folder is not looked
+    at before: it almost always exists, and a stat per write showed under load)."""
+    try:
+        return create()
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(name), exist_ok=True)
+        return create()
 
 
 def _write_all(fd: int, data: bytes) -> None:

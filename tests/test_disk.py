@@ -27,6 +27,18 @@ def test_appends_keep_their_order(tmp_path: Path) -> None:
     assert path.read_text().splitlines() == [str(n) for n in range(100)]
 
 
+def test_a_folder_that_is_missing_or_was_removed_is_made_again(tmp_path: Path) -> None:
+    tasks, sessions = tmp_path / "a" / "tasks", tmp_path / "b" / "sessions"
+    for round_ in range(2):  # the first time the folders never existed; the second time they were removed
+        disk.WRITER.replace(tasks / "t.json", f"task {round_}".encode(), durable=False).result(timeout=10)
+        disk.WRITER.append(sessions / "s.jsonl", f"line {round_}\n").result(timeout=10)
+        assert (tasks / "t.json").read_text() == f"task {round_}"
+        assert (sessions / "s.jsonl").read_text() == f"line {round_}\n"
+        for path in (tasks / "t.json", sessions / "s.jsonl"):
+            path.unlink()
+            path.parent.rmdir()
+
+
 def test_a_durable_write_syncs_the_data_before_the_rename_and_the_folder_after(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
