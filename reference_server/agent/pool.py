@@ -64,6 +64,10 @@ class SessionPool:
             self._trim()  # its last run may have grown it past the byte cap
         return entry.session
 
+    def foresight(self, workspace: Path) -> Callable[[str, str | None], bool] | None:
+        """SessionFactory.foresight: asked before a session is opened."""
+        return self._factory.foresight(workspace)
+
     def evict_idle(self) -> int:
         """Drop sessions idle longer than the idle timeout (they stay resumable from JSONL); how many."""
         now = self._clock()

@@ -7,7 +7,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from reference_server.agent.bus import EventBus
 from reference_server.agent.context import system_prompt
@@ -79,17 +79,6 @@ class AgentSession:
     def system_prompt(self) -> str:
         """What the next run uses: read from the workspace files every time, so edits apply."""
         return system_prompt(self.workspace)
-
-    @property
-    def foresees(self) -> bool:
-        """Whether the provider can tell before a run how it answers (the scripted one); ask it only then."""
-        return isinstance(self._provider, Foresight)
-
-    def answers_with_message(self, prompt: str, message_id: str | None) -> bool:
-        """Whether the next run of prompt will answer with one message and nothing else (only a provider with
-        foresight, the scripted one, can tell; any other answers False)."""
-        provider = self._provider
-        return isinstance(provider, Foresight) and provider.answers_with_message(prompt, message_id, self.workspace)
 
     def history(self) -> list[dict[str, Any]]:
         """The conversation records, as loaded and appended (blocking: it may read the file)."""
@@ -286,6 +275,16 @@ class SessionFactory:
         self._provider_for = provider_for
         self._base_tools = base_tools
         self._on_open = on_open
+
+    def foresight(self, workspace: Path) -> Callable[[str, str | None], bool] | None:
+        """How to ask, before a run, whether the run of a prompt (and message id) in workspace will answer with one
+        message and nothing else; None when its provider cannot tell (only the scripted one can)."""
+        provider = self._provider_for(workspace)
+        # the method, not isinstance(provider, Foresight): a runtime protocol check costs microseconds per request
+        if not hasattr(provider, "answers_with_message"):
+            return None
+        seer = cast(Foresight, provider)
+        return lambda prompt, message_id: seer.answers_with_message(prompt, message_id, workspace)
 
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):

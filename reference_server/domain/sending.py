@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 import uuid
 from collections.abc import Callable
@@ -18,10 +19,12 @@ from reference_server.domain.callers import Caller
 from reference_server.domain.errors import FieldViolation, InvalidParams, UnsupportedOperation
 from reference_server.domain.model import Message, Part, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
 from reference_server.domain.prompt import build_prompt, inbox_name
-from reference_server.domain.runner import RunRefused, TaskRun
+from reference_server.domain.runner import UNEXPECTED, RunRefused, TaskRun
 from reference_server.domain.task_store import StoredTask
 from reference_server.outbound import Download, OutboundError, url_refusal
 from reference_server.settings import Settings
+
+log = logging.getLogger("reference_server.tasks")
 
 HOPS_KEY = "volcanic.hops"
 CONTEXT_ID = re.compile(r"^[A-Za-z0-9_-]{1,100}$")
@@ -101,25 +104,36 @@ async def _no_prompt() -> str:
     return ""
 
 
-def prepare_run(run: TaskRun, session: AgentSession, inbound: Message, hops: int, notifier: OwnerNotifier | None,
-                fetcher: Fetcher, max_file_bytes: int, *, new: bool) -> Prepared:
-    """Design step 4: the session tools, and at start a2a.inbound, then (in the run) the inbound files in inbox/
-    (URL parts downloaded first: a failed download fails the task, design deviation "File-part errors") and the
-    prompt. A new task whose agent foresees a message answer runs direct (A2A §3.1.1: no task is created)."""
+Foreseer = Callable[[str, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
+
+
+def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresight: Foreseer | None,
+                inbound: Message, hops: int, notifier: OwnerNotifier | None, fetcher: Fetcher, max_file_bytes: int,
+                *, new: bool) -> Prepared:
+    """Design step 4: at start, the session (opened only then: a stream's first event need not wait for it), its
+    tools and a2a.inbound; then, in the run, the inbound files in inbox/ (URL parts downloaded first: a failed
+    download fails the task, design deviation "File-part errors") and the prompt. A new task whose agent foresees
+    a message answer runs direct (A2A §3.1.1: no task is created), which is known before anything is answered."""
     caller = run.caller
-    tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
-                      caller=caller.name)
     direct = False
-    if new and session.foresees:
+    if new and foresight is not None:
         # asked before the run, so before any answer: the prompt as it will be, but for the files it will list
-        foreseen = build_prompt(caller.name, inbound, [], has_notifier=notifier is not None)
-        direct = session.answers_with_message(foreseen, inbound.message_id)
+        direct = foresight(build_prompt(caller.name, inbound, [], has_notifier=notifier is not None),
+                           inbound.message_id)
 
     async def prompt() -> str:
         files = await _inbound_files(caller, inbound, fetcher, max_file_bytes)
         return build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
 
     def start() -> None:
+        try:
+            session = open_session()
+        except Exception:
+            log.exception("a2a task %s: its session could not be opened", run.task.id)
+            run.start(None, _no_prompt, inbound.message_id, (), failure=UNEXPECTED)
+            return
+        tools = a2a_tools(on_request_input=run.set_question, notifier=notifier, owner_id=caller.owner_id,
+                          caller=caller.name)
         # design step 4: a2a.inbound is emitted on the session's bus before the prompt
         session.bus.publish("a2a.inbound", {"hops": hops, "caller": caller.name})
         run.start(session, prompt, inbound.message_id, tools, direct=direct)

@@ -9,6 +9,7 @@ from dataclasses import replace
 
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
+from reference_server.agent.session import AgentSession
 from reference_server.disk import off_loop
 from reference_server.domain.broadcast import Broadcast, Follower, ends_send_stream, ends_subscription
 from reference_server.domain.callers import Caller
@@ -46,6 +47,7 @@ from reference_server.domain.sending import (
     prepare_run,
 )
 from reference_server.domain.task_store import ACTIVE, StoredTask, TaskStores
+from reference_server.lane import Lane
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.service")
@@ -58,7 +60,7 @@ class A2AService:
 
     def __init__(self, settings: Settings, pool: SessionPool, notifier: OwnerNotifier | None,
                  stores: TaskStores, fetcher: Fetcher, *, runs: RunRegistry[TaskRun] | None = None,
-                 push: PushSender | None = None) -> None:
+                 push: PushSender | None = None, lane: Lane | None = None) -> None:
         """fetcher downloads file parts given by URL (the app hands in the guarded outbound client)."""
         self.settings = settings
         self.pool = pool
@@ -68,6 +70,7 @@ class A2AService:
         self.fetcher = fetcher
         self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
         self.broadcast = Broadcast()  # the streams following each task, across its runs
+        self.lane = lane or Lane()  # what may wait while new requests get their first answers
 
     # --- SendMessage / SendStreamingMessage ---
 
@@ -93,10 +96,14 @@ class A2AService:
             await run.done.wait()
             yield run.reply or trim(run.task, request.configuration.history_length)
             return
-        with self.broadcast.follow(run.task.id) as follower:
-            snapshot = run.snapshot()  # the stream starts with the task as created
+
+        def begin() -> None:
             prepared.start()
             run.persist_soon()
+
+        with self.broadcast.follow(run.task.id) as follower:
+            snapshot = run.snapshot()  # the stream starts with the task as created
+            self.lane.defer(begin)  # its run, once the streams opened meanwhile have their first events too
             yield trim(snapshot, request.configuration.history_length)
             async for event in follower.events(ends_send_stream):
                 yield event
@@ -132,9 +139,12 @@ class A2AService:
             if over_limit:
                 return over_hop_limit(run, inbound)
             workspace = caller.workspace
-            session = self.pool.session(workspace.path, caller.name, task.context_id, workspace.scope_prefix)
-            return prepare_run(run, session, inbound, hops, self.notifier, self.fetcher, settings.max_file_bytes,
-                               new=continued is None)
+
+            def open_session() -> AgentSession:
+                return self.pool.session(workspace.path, caller.name, task.context_id, workspace.scope_prefix)
+
+            return prepare_run(run, open_session, self.pool.foresight(workspace.path), inbound, hops, self.notifier,
+                               self.fetcher, settings.max_file_bytes, new=continued is None)
         except BaseException:
             self.runs.ended(task.id)  # never leave the context busy behind a failed start
             raise

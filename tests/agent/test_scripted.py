@@ -28,6 +28,7 @@ from reference_server.agent.events import (
 from reference_server.agent.notifier import LoggingNotifier, Notification
 from reference_server.agent.script import parse_script
 from reference_server.agent.scripted import DEFAULT_SCRIPT, ScriptedProvider, split_chunks, strip_framing
+from reference_server.agent.session import SessionFactory
 
 from .helpers import Recording, collect, kinds, open_session, write_script
 
@@ -251,7 +252,8 @@ def test_a_reply_rule_is_foreseen_before_the_run(workspace: Path) -> None:
     assert provider.answers_with_message(f"{HEADER}\n\nmessage", None, workspace)
     assert provider.answers_with_message("anything", "tck-message-response-1", workspace)
     assert not provider.answers_with_message("messages", "m-1", workspace)
-    assert session.answers_with_message("message", None)
+    foresight = SessionFactory(lambda _: provider).foresight(workspace)
+    assert foresight is not None and foresight("message", None)
     assert collect(session, "hi", message_id="tck-message-response-2") == [
         MessageOut((OutPart(text="Direct hi"),)), MessageEnd(""), Settled()]
     assert collect(session, "message")[0] == MessageOut((OutPart(text="a"), OutPart(data=1, has_data=True)),
@@ -261,8 +263,9 @@ def test_a_reply_rule_is_foreseen_before_the_run(workspace: Path) -> None:
 def test_only_a_provider_with_foresight_answers_with_a_message(workspace: Path) -> None:
     write_script(workspace, {"rules": [{"match": "", "turns": [[{"reply": "hi"}]]}]})
 
-    assert open_session(workspace).answers_with_message("x", None)
-    assert not open_session(workspace, Recording()).answers_with_message("x", None)
+    scripted = SessionFactory(lambda _: ScriptedProvider()).foresight(workspace)
+    assert scripted is not None and scripted("x", None)
+    assert SessionFactory(lambda _: Recording()).foresight(workspace) is None
 
 
 def test_a_malformed_script_foresees_no_message(workspace: Path) -> None:
