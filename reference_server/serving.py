@@ -23,7 +23,8 @@ def guarded_protocol(header_seconds: float) -> type[HttpToolsProtocol]:
 
         def on_message_begin(self) -> None:
             super().on_message_begin()
-            self._arm()
+            if self._header_timer is None:  # a later request on the connection (the first one's timer runs)
+                self._arm()
 
         def on_headers_complete(self) -> None:
             self._disarm()
@@ -58,4 +59,7 @@ def uvicorn_options(settings: Settings) -> dict[str, Any]:
         "timeout_keep_alive": 5,
         "timeout_graceful_shutdown": 3,
         "access_log": False,
+        # the server never reads a client's address, so uvicorn's X-Forwarded-* middleware would be work per
+        # request for nothing
+        "proxy_headers": False,
     }
