@@ -103,7 +103,7 @@ def main() -> int:
     configure_logging()  # as cli.main(): the task-end log line is part of the cost of a task
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
-    tune_runtime()
+    tune_runtime(app)
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
                             **uvicorn_options(settings))
     if args.lag_report is None:
