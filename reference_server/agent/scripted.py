@@ -8,7 +8,7 @@ import math
 import re
 import uuid
 from collections.abc import AsyncIterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -57,13 +57,18 @@ class ScriptedProvider:
         """Whether a run of prompt would play a rule whose answer is a reply step (a script that cannot be
         loaded answers False: its run fails as usual)."""
         try:
-            rules, _ = self._load(workspace)
+            script = self._script(workspace)[0]
         except ProviderError:
             return False
-        chosen = _choose(rules, strip_framing(prompt), message_id)
+        # the rules after the last one that replies cannot make the answer a message: not matched here
+        chosen = _choose(script.foreseeable, strip_framing(prompt), message_id)
         return chosen is not None and chosen[0].replies
 
     def _load(self, workspace: Path) -> tuple[list[Rule], str]:
+        script, shown = self._script(workspace)
+        return script.rules, shown
+
+    def _script(self, workspace: Path) -> tuple[_Script, str]:
         # design README: the script is checked on every run, so an edit applies to the next one
         path, shown = _script_path(workspace), WORKSPACE_SCRIPT.as_posix()
         loaded = _SCRIPTS.get(path)
@@ -82,10 +87,21 @@ def _script_path(workspace: Path) -> Path:
     return workspace / WORKSPACE_SCRIPT
 
 
-def _read_script(path: Path) -> list[Rule] | str | None:
+@dataclass(frozen=True)
+class _Script:
+    rules: list[Rule]
+    foreseeable: list[Rule]  # the rules up to the last one that replies (with a message, not a task)
+
+    @classmethod
+    def of(cls, rules: list[Rule]) -> _Script:
+        end = max((n + 1 for n, rule in enumerate(rules) if rule.replies), default=0)
+        return cls(rules, rules[:end])
+
+
+def _read_script(path: Path) -> _Script | str | None:
     """The rules of a script file, what is wrong with it, or None when there is no such file."""
     try:
-        return parse_script(path.read_text(encoding="utf-8"))
+        return _Script.of(parse_script(path.read_text(encoding="utf-8")))
     except FileNotFoundError:
         return None
     except ScriptError as error:
@@ -94,7 +110,7 @@ def _read_script(path: Path) -> list[Rule] | str | None:
         return f"cannot be read ({type(error).__name__})"
 
 
-_SCRIPTS: StatCache[list[Rule] | str | None] = StatCache(_read_script)
+_SCRIPTS: StatCache[_Script | str | None] = StatCache(_read_script)
 
 
 def strip_framing(text: str) -> str:

@@ -260,6 +260,18 @@ def test_a_reply_rule_is_foreseen_before_the_run(workspace: Path) -> None:
                                                         {"k": "v"})
 
 
+def test_foresight_is_the_first_matching_rule_even_when_a_later_one_replies(workspace: Path) -> None:
+    write_script(workspace, {"rules": [
+        {"match": "^hi$", "turns": [[{"say": "a task"}]]},
+        {"match": "", "turns": [[{"reply": "a message"}]]},
+        {"match": "^never$", "turns": [[{"say": "after the last reply rule"}]]},
+    ]})
+
+    assert not ScriptedProvider().answers_with_message("hi", None, workspace)
+    assert ScriptedProvider().answers_with_message("yo", None, workspace)
+    assert ScriptedProvider().answers_with_message("never", None, workspace)  # the reply rule matches first
+
+
 def test_only_a_provider_with_foresight_answers_with_a_message(workspace: Path) -> None:
     write_script(workspace, {"rules": [{"match": "", "turns": [[{"reply": "hi"}]]}]})
 
