@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import socket
 import time
@@ -14,6 +15,7 @@ import pytest
 from support.live import LiveServer, settings_for
 
 from reference_server.domain.callers import Workspace
+from reference_server.serving import HeadersWithBody
 
 KEY = "k_slow-client-test"
 
@@ -98,3 +100,56 @@ def test_a_webhook_that_never_answers_holds_neither_the_answer_nor_the_shutdown(
         live.stop(timeout=10)  # the graceful shutdown takes 2 s; an attempt's timeout alone is 5 s
         listener.close()
     assert not live.thread.is_alive(), "the server's shutdown waited for a push nobody answers"
+
+
+class RecordingTransport:
+    def __init__(self) -> None:
+        self.sent: list[bytes] = []
+        self.closed = False
+
+    def write(self, data: bytes) -> None:
+        self.sent.append(data)
+
+    def close(self) -> None:
+        self.closed = True
+
+    def is_closing(self) -> bool:
+        return self.closed
+
+
+def written(*writes: bytes, close: bool = False) -> tuple[list[bytes], list[bytes]]:
+    """What reached the transport right after the writes, and after the loop's next turn."""
+
+    async def main() -> tuple[list[bytes], list[bytes]]:
+        transport = RecordingTransport()
+        view = HeadersWithBody(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        for data in writes:
+            view.write(data)
+        if close:
+            view.close()
+        at_once = list(transport.sent)
+        await asyncio.sleep(0)
+        return at_once, transport.sent
+
+    return asyncio.run(main())
+
+
+def test_headers_leave_with_the_first_body_bytes_in_one_send() -> None:
+    at_once, later = written(b"HTTP/1.1 200 OK\r\n\r\n", b"data: 1\n\n", b"data: 2\n\n")
+    assert at_once == later == [b"HTTP/1.1 200 OK\r\n\r\ndata: 1\n\n", b"data: 2\n\n"]
+
+
+def test_headers_without_a_body_yet_leave_on_the_next_turn() -> None:
+    at_once, later = written(b"HTTP/1.1 200 OK\r\n\r\n")
+    assert (at_once, later) == ([], [b"HTTP/1.1 200 OK\r\n\r\n"])
+
+
+def test_a_large_body_is_not_copied_behind_the_headers() -> None:
+    body = b"x" * (HeadersWithBody.MERGE_LIMIT + 1)
+    at_once, _ = written(b"HTTP/1.1 200 OK\r\n\r\n", body)
+    assert at_once == [b"HTTP/1.1 200 OK\r\n\r\n", body]
+
+
+def test_closing_sends_held_headers_first() -> None:
+    at_once, later = written(b"HTTP/1.1 500 Internal Server Error\r\n\r\n", close=True)
+    assert at_once == later == [b"HTTP/1.1 500 Internal Server Error\r\n\r\n"]
