@@ -47,6 +47,17 @@ class Lane:
         if self._worker is None or self._worker.done():
             self._worker = asyncio.get_running_loop().create_task(self._work(), name="back lane")
 
+    async def turn(self) -> None:
+        """Wait until the jobs deferred before now have run: what follows is work for the lane too."""
+        ready: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+
+        def go() -> None:
+            if not ready.done():  # a waiter cancelled meanwhile is no error
+                ready.set_result(None)
+
+        self.defer(go)
+        await ready
+
     async def _work(self) -> None:
         jobs, clock = self._jobs, self._clock
         credit = 0.0  # seconds the lane may still use

@@ -84,3 +84,22 @@ def test_a_busy_loop_never_starves_the_lane() -> None:
 def test_an_idle_loop_runs_the_jobs_at_once() -> None:
     during, total = run_beside_busy_work(busy_turns=0, busy_seconds=0.0, jobs=300, job_seconds=0.0001)
     assert (during, total) == (0, 300)
+
+
+def test_a_turn_comes_after_the_jobs_deferred_before_it_and_a_cancelled_waiter_harms_none() -> None:
+    ran: list[str] = []
+
+    async def main() -> None:
+        lane = Lane()
+        lane.defer(lambda: ran.append("job"))
+        gone = asyncio.create_task(lane.turn())
+        await asyncio.sleep(0)
+        gone.cancel()
+        await lane.turn()
+        ran.append("turn")
+        lane.defer(lambda: ran.append("after"))
+        while len(lane):
+            await asyncio.sleep(0)
+
+    asyncio.run(asyncio.wait_for(main(), 10))
+    assert ran == ["job", "turn", "after"]

@@ -102,6 +102,7 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                     request, operation.call(scope, params),
                     lambda event: operation.encode(event, params),
                     lambda error: rest_error(_in_version(error, version))[1],
+                    scope.service.lane,
                 )
             result = await operation.call(scope, params)
             return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])

@@ -13,6 +13,7 @@ from blacksheep.contents import StreamedContent
 
 from reference_server.bindings.http import dumps
 from reference_server.domain.errors import A2AError, InternalError
+from reference_server.lane import Lane
 
 log = logging.getLogger("reference_server.sse")
 
@@ -36,13 +37,15 @@ def error_event(payload: Any) -> bytes:
 
 
 async def stream_response(
-    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame
+    request: Request, events: AsyncIterator[Any], frame: Frame, error_frame: ErrorFrame, lane: Lane
 ) -> Response:
-    """Pull the first event before committing to 200, so an early error stays a plain response."""
+    """Pull the first event before committing to 200, so an early error stays a plain response. What carries the
+    rest of the stream waits in the back lane: in a burst of new streams, every first event goes out before it."""
     first = await anext(events)  # an A2AError raised here is rendered by the binding as usual
 
     async def body() -> AsyncIterator[bytes]:
         yield data_event(frame(first))
+        await lane.turn()  # the events meanwhile wait in the task's follower queue
         async for chunk in _rest_of_stream(request, events, frame, error_frame):
             yield chunk
 
