@@ -72,9 +72,9 @@ class ScriptedProvider:
         # design README: the script is checked on every run, so an edit applies to the next one
         path, shown = _script_path(workspace), WORKSPACE_SCRIPT.as_posix()
         loaded = _SCRIPTS.get(path)
-        if loaded is None:
+        if loaded is None:  # the built-in script ships with the package: read once, not looked at again
             path, shown = self._default, self._default.name
-            loaded = _SCRIPTS.get(path)
+            loaded = _read_default(path)
         if loaded is None:
             loaded = "cannot be read (FileNotFoundError)"
         if isinstance(loaded, str):
@@ -111,6 +111,7 @@ def _read_script(path: Path) -> _Script | str | None:
 
 
 _SCRIPTS: StatCache[_Script | str | None] = StatCache(_read_script)
+_read_default = functools.lru_cache(maxsize=4)(_read_script)
 
 
 def strip_framing(text: str) -> str:
