@@ -6,9 +6,10 @@ stream's first event, so the last first event waits for every run before it (mea
 once, docs/performance.md).
 
 So that work waits here, and runs on the loop's turns in proportion to what else the loop does: while other work
-keeps the loop busy, the lane takes a small share of its time (`share`); once a turn passes with nothing else to
-do, a whole slice. A busy loop never starves it (its share grows with the time that passes), and an idle loop
-runs its jobs one slice after another, at once.
+keeps the loop busy and many jobs wait (a burst), the lane takes a small share of its time (`share`); once a turn
+passes with nothing else to do, or only a few jobs wait (a few streams in flight: nothing to make room for), a
+whole slice. A busy loop never starves it (its share grows with the time that passes), and an idle loop runs its
+jobs one slice after another, at once.
 """
 
 from __future__ import annotations
@@ -24,14 +25,17 @@ log = logging.getLogger("reference_server.lane")
 SHARE = 0.1  # of a busy loop's time
 SLICE_SECONDS = 0.002  # at most, per turn
 QUIET_SECONDS = 0.0002  # a turn this short did nothing but the lane's own step
+FEW = 16  # no more jobs than this waiting: no burst to make room for (a few streams in flight, say)
 
 
 class Lane:
     """Jobs (plain callables, quick: no awaiting) run in the order given, on later turns of the event loop."""
 
     def __init__(self, *, share: float = SHARE, slice_seconds: float = SLICE_SECONDS,
-                 quiet_seconds: float = QUIET_SECONDS, clock: Callable[[], float] = time.perf_counter) -> None:
+                 quiet_seconds: float = QUIET_SECONDS, few: int = FEW,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         self._share = share
+        self._few = few
         self._slice = slice_seconds
         self._quiet = quiet_seconds
         self._clock = clock
@@ -66,7 +70,10 @@ class Lane:
             await asyncio.sleep(0)  # the rest of this turn first: the requests that are ready now
             now = clock()
             gap = now - mark  # what the loop did since the lane's last step
-            credit = max(credit, self._slice) if gap < self._quiet else min(self._slice, credit + self._share * gap)
+            if gap < self._quiet or len(jobs) <= self._few:  # a quiet loop, or no burst behind: a whole slice
+                credit = max(credit, self._slice)
+            else:
+                credit = min(self._slice, credit + self._share * gap)
             while jobs and credit > 0:
                 job = jobs.popleft()
                 try:

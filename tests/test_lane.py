@@ -41,10 +41,11 @@ def test_jobs_run_in_the_order_given_and_a_failure_stops_no_other(caplog: pytest
     assert "a job failed" in caplog.text
 
 
-def run_beside_busy_work(busy_turns: int, busy_seconds: float, jobs: int, job_seconds: float) -> tuple[int, int]:
+def run_beside_busy_work(busy_turns: int, busy_seconds: float, jobs: int, job_seconds: float,
+                         few: int = 16) -> tuple[int, int]:
     """How many jobs ran while other work kept the loop busy, and how many in all once it stopped."""
     clock = Clock()
-    lane = Lane(share=0.1, slice_seconds=0.002, quiet_seconds=0.0002, clock=clock)
+    lane = Lane(share=0.1, slice_seconds=0.002, quiet_seconds=0.0002, few=few, clock=clock)
     ran: list[int] = []
 
     def job(n: int) -> None:
@@ -79,6 +80,13 @@ def test_a_busy_loop_never_starves_the_lane() -> None:
     # turns shorter than one job: the share still adds up to a job now and then
     during, _ = run_beside_busy_work(busy_turns=1000, busy_seconds=0.001, jobs=1000, job_seconds=0.002)
     assert 45 <= during <= 55  # 1 s of other work, a tenth of it is 50 jobs of 2 ms
+
+
+def test_a_few_jobs_are_no_burst_and_run_at_once_beside_busy_work() -> None:
+    few, _ = run_beside_busy_work(busy_turns=3, busy_seconds=0.001, jobs=5, job_seconds=0.0001)
+    throttled, _ = run_beside_busy_work(busy_turns=3, busy_seconds=0.001, jobs=5, job_seconds=0.0001, few=0)
+    assert few == 5  # all of them while the loop is busy
+    assert throttled < 5  # a lane told that any queue is a burst keeps to its share
 
 
 def test_an_idle_loop_runs_the_jobs_at_once() -> None:
