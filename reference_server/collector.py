@@ -7,9 +7,9 @@ needed for their first events (docs/performance.md).
 
 So the server takes the trigger over: automatic collection is off, and a timer on the loop looks at the same
 counts every `interval` seconds. When a collection is due, it runs at once if the timer fired on time (the
-loop had room), and otherwise waits for a tick that is on time; once the young generation is `limit` times
-over its threshold it runs anyway, so memory stays bounded however busy the loop is. Which generation is
-collected follows CPython's thresholds.
+loop had room), and otherwise waits for a tick that is on time, but never longer than `max_wait` seconds,
+nor once the young generation is `limit` times over its threshold: under a load that never lets up, it
+runs as before, and memory stays bounded. Which generation is collected follows CPython's thresholds.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from collections.abc import Callable
 THRESHOLDS = (50_000, 20, 100)  # CPython's defaults: 700, 10, 10 (cli.tune_runtime says why)
 INTERVAL_SECONDS = 0.05
 BUSY_LATENESS_SECONDS = 0.005  # a tick this late found the loop busy
+MAX_WAIT_SECONDS = 1.0  # a due collection waits no longer (a burst's first answers take a fraction of that)
 LIMIT = 8  # young objects beyond this many thresholds: collect now, busy or not
 
 
@@ -28,12 +29,15 @@ class Collector:
     """Starts on the running loop (automatic collection off), stops with it (automatic collection back on)."""
 
     def __init__(self, thresholds: tuple[int, int, int] = THRESHOLDS, *, interval: float = INTERVAL_SECONDS,
-                 busy_lateness: float = BUSY_LATENESS_SECONDS, limit: int = LIMIT,
+                 busy_lateness: float = BUSY_LATENESS_SECONDS, max_wait: float = MAX_WAIT_SECONDS,
+                 limit: int = LIMIT,
                  count: Callable[[], tuple[int, int, int]] = gc.get_count,
                  collect: Callable[[int], object] = gc.collect) -> None:
         self._thresholds = thresholds
         self._interval = interval
         self._busy_lateness = busy_lateness
+        self._max_wait = max_wait
+        self._due_since: float | None = None  # when the collection that waits for room became due
         self._limit = limit
         self._count = count
         self._collect = collect
@@ -52,14 +56,18 @@ class Collector:
             self._timer = None
         gc.enable()
 
-    def check(self, lateness: float) -> int | None:
-        """Collect if a collection is due and the loop has room (or memory cannot wait): the generation, or None."""
+    def check(self, now: float, lateness: float) -> int | None:
+        """Collect if a collection is due and the loop has room (or it cannot wait): the generation, or None."""
         young, younger_runs, older_runs = self._count()
         threshold, middle, oldest = self._thresholds
         if young < threshold:
             return None
-        if lateness > self._busy_lateness and young < self._limit * threshold:
+        if self._due_since is None:
+            self._due_since = now
+        waited = now - self._due_since
+        if lateness > self._busy_lateness and waited < self._max_wait and young < self._limit * threshold:
             return None  # busy: the next tick that is on time
+        self._due_since = None
         # as CPython: the oldest generation whose count (of collections of the one below it) passed its threshold
         generation = 2 if older_runs > oldest else 1 if younger_runs > middle else 0
         self._collect(generation)
@@ -72,5 +80,6 @@ class Collector:
 
     def _tick(self) -> None:
         assert self._loop is not None
-        self.check(self._loop.time() - self._due)
+        now = self._loop.time()
+        self.check(now, now - self._due)
         self._schedule()
