@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -104,3 +105,35 @@ def test_an_on_push_that_fails_is_an_internal_error_and_a_log_line(caplog: pytes
     assert answer.status_code == 500 and answer.json()["error"]["message"] == "Internal error"
     assert "disk full" not in answer.text
     assert "on_push failed for watch w-1" in caplog.text and "t_secret" not in caplog.text
+
+
+def test_a_session_that_cannot_be_opened_fails_its_task_after_the_first_event(tmp_path: Path) -> None:
+    """The session opens after a stream's first event (the back lane): a failure there fails the task, as any
+    unexpected failure of a run does, and the context is free again."""
+    workspace = Workspace(tmp_path / "ws")
+    workspace.callers_file.parent.mkdir(parents=True)
+    workspace.callers_file.write_text('[{"name": "bot", "key": "k_session-test"}]')
+
+    def no_provider(_: Path) -> ScriptedProvider:
+        raise RuntimeError("no provider for this workspace")
+
+    server = LiveServer(settings_for(), provider_for=no_provider)
+    server.workspaces.add(workspace)
+    server.start()
+    try:
+        headers = {"X-API-Key": "k_session-test", "A2A-Version": "1.0"}
+
+        def send(method: str, text: str) -> httpx.Response:
+            return httpx.post(f"{server.url}/a2a", headers=headers, timeout=10, json={
+                "jsonrpc": "2.0", "id": 1, "method": method, "params": {"message": {
+                    "messageId": text, "role": "ROLE_USER", "parts": [{"text": text}], "contextId": "ctx-1"}}})
+
+        streamed = [line for line in send("SendStreamingMessage", "one").text.splitlines() if line.startswith("data:")]
+        states = [json.loads(line[5:])["result"] for line in streamed]
+        assert states[0]["task"]["status"]["state"] == "TASK_STATE_SUBMITTED"
+        assert states[-1]["statusUpdate"]["status"]["state"] == "TASK_STATE_FAILED"
+        answer = send("SendMessage", "two").json()["result"]["task"]  # the same context: it was freed
+        assert answer["status"]["state"] == "TASK_STATE_FAILED"
+        assert answer["status"]["message"]["parts"] == [{"text": "The run failed unexpectedly."}]
+    finally:
+        server.stop()

@@ -279,7 +279,10 @@ class SessionFactory:
     def foresight(self, workspace: Path) -> Callable[[str, str | None], bool] | None:
         """How to ask, before a run, whether the run of a prompt (and message id) in workspace will answer with one
         message and nothing else; None when its provider cannot tell (only the scripted one can)."""
-        provider = self._provider_for(workspace)
+        try:
+            provider = self._provider_for(workspace)
+        except Exception:
+            return None  # no session can be opened either: the run fails then, and says why in the log
         # the method, not isinstance(provider, Foresight): a runtime protocol check costs microseconds per request
         if not hasattr(provider, "answers_with_message"):
             return None

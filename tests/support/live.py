@@ -12,7 +12,7 @@ import uvicorn
 
 from reference_server.agent.notifier import owner_notifier
 from reference_server.agent.session import AgentSession
-from reference_server.app import create_app
+from reference_server.app import ProviderFor, create_app
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.domain.callers import Workspace, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
@@ -82,7 +82,7 @@ class LiveServer:
 
     def __init__(self, settings: Settings, *, with_notifier: bool = True,
                  on_push_for: Callable[[Workspaces], OnPush | None] = WorkspaceWatches,
-                 workspaces: Workspaces | None = None) -> None:
+                 workspaces: Workspaces | None = None, provider_for: ProviderFor | None = None) -> None:
         self.workspaces: Workspaces = WorkspaceRegistry() if workspaces is None else workspaces
         self.settings = settings
         self.inbound: list[dict[str, Any]] = []  # every a2a.inbound payload, with the session's scope
@@ -93,7 +93,8 @@ class LiveServer:
         self.notifier = owner_notifier(settings, outbound) if with_notifier else None
         # by default pushes reach the watches of the scenarios' workspaces, as they reach an owner host's
         self.app = create_app(settings, self.workspaces, notifier=self.notifier, on_session_open=self._watch_bus,
-                              outbound=outbound, push_sleep=self._push_wait, on_push=on_push_for(self.workspaces))
+                              outbound=outbound, push_sleep=self._push_wait, on_push=on_push_for(self.workspaces),
+                              provider_for=provider_for)
         options = {**uvicorn_options(settings), "timeout_graceful_shutdown": 2}  # served as the command serves
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)
