@@ -128,6 +128,15 @@ def test_the_same_key_twice_in_one_file_matches_twice(workspace: Workspace) -> N
     assert [c.name for c in WorkspaceCallerDirectory(lambda: [workspace]).find(KEY)] == ["travel-bot", "travel-bot-2"]
 
 
+def test_keys_of_any_text_are_compared_whole(workspace: Workspace) -> None:
+    # compared as bytes in constant time: non-ASCII text, and even a lone surrogate from the JSON, compare as text
+    write(workspace, [{"name": "accented-bot", "key": "k_clé"}, {"name": "odd-bot", "key": "k_\ud800"}])
+    directory = WorkspaceCallerDirectory(lambda: [workspace])
+    assert [c.name for c in directory.find("k_clé")] == ["accented-bot"]
+    assert [c.name for c in directory.find("k_\ud800")] == ["odd-bot"]
+    assert directory.find("k_cl") == [] and directory.find("k_clé ") == []
+
+
 def test_the_directory_reads_the_file_on_every_call(workspace: Workspace) -> None:
     directory = WorkspaceCallerDirectory(lambda: [workspace])
     assert directory.find(KEY) == []
