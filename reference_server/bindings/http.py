@@ -22,8 +22,12 @@ SUPPORTED_VERSIONS = (V1_0, V0_3)
 _VERSION = re.compile(r"^(\d{1,9})\.(\d{1,9})(?:\.\d{1,9})?$")  # bounded: int() of 4,301 digits raises
 
 
+# json.dumps with any argument but the defaults builds an encoder per call: one, made once, serves every answer
+_ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+
+
 def dumps(body: Any) -> bytes:
-    return json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return _ENCODER.encode(body).encode("utf-8")
 
 
 MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)

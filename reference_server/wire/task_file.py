@@ -53,8 +53,10 @@ class TaskFileCodec:
     """Bytes of a task file: compact UTF-8 JSON (any JSON layout reads the same; compact is written by the fast
     C encoder, and deep nesting in metadata cannot grow the file by its indentation)."""
 
+    _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))  # made once, not per call
+
     def encode(self, stored: StoredTask) -> bytes:
-        return json.dumps(encode_stored(stored), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        return self._ENCODER.encode(encode_stored(stored)).encode("utf-8")
 
     def decode(self, data: bytes) -> StoredTask | None:
         # design: a malformed task file reads as missing, without a log line
