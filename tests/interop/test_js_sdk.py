@@ -11,11 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
 import select
 import shutil
 import subprocess
-import tempfile
 import time
 import uuid
 from collections.abc import Iterator
@@ -24,9 +22,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.live import LiveServer, settings_for
 
-from reference_server.domain.callers import Workspace
+from interop.desk import CARD_NAME, interop_desk
 
 pytestmark = pytest.mark.interop
 
@@ -37,7 +34,7 @@ MODES_1_0 = ["jsonrpc-1.0", "rest-1.0"]
 MODES_0_3 = ["jsonrpc-0.3", "rest-0.3"]
 MODES = MODES_1_0 + MODES_0_3
 ANSWER_TIMEOUT = 30.0  # per driver request; the driver gives each SDK call 10 s, so a hung stream fails here too
-WORKSPACE_CARD_NAME = "Interop Desk"
+WORKSPACE_CARD_NAME = CARD_NAME
 ECHO_TEXT = "interop over the JS client"
 HOOK = "https://push.test/notify"  # the test resolver's loopback name: nothing is ever sent off this machine
 
@@ -181,22 +178,12 @@ class Driver:
 @pytest.fixture(scope="module")
 def js() -> Iterator[Driver]:
     installed_sdk()
-    server = LiveServer(settings_for()).start()
-    root = Path(tempfile.mkdtemp(prefix="a2a-interop-js-"))
-    workspace = Workspace(root / "desk", owner_id="desk", scope_prefix="interop-js")
-    key = "k_" + secrets.token_hex(16)
-    workspace.a2a_dir.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "js-client", "key": key, "mode": "isolated"}]))
-    workspace.card_file.write_text(json.dumps({"name": WORKSPACE_CARD_NAME, "description": "The interop desk."}))
-    server.workspaces.add(workspace)
-    driver = Driver(server.url, key)
-    try:
-        yield driver
-    finally:
-        driver.close()
-        server.workspaces.remove(workspace)
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with interop_desk("js-client", scope_prefix="interop-js") as desk:
+        driver = Driver(desk.url, desk.key)
+        try:
+            yield driver
+        finally:
+            driver.close()
 
 
 # --- helpers over what the SDK returns (proto-JSON: default values are left out) ---

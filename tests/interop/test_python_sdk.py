@@ -9,15 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import json
-import secrets
-import shutil
-import tempfile
 import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -48,16 +44,15 @@ from a2a.types import (
     UnsupportedOperationError,
 )
 from google.protobuf import json_format
-from support.live import LiveServer, settings_for
 
-from reference_server.domain.callers import Workspace
+from interop.desk import CARD_NAME, interop_desk
 
 pytestmark = pytest.mark.interop
 
 BINDINGS = ["JSONRPC", "HTTP+JSON"]
 CALL_TIMEOUT = 10.0  # per SDK call (httpx timeout): a request the server never answers fails fast
 TEST_TIMEOUT = 40.0  # per test: a stream the server never closes (REAL-CLIENTS §7.4) fails too
-WORKSPACE_CARD_NAME = "Interop Desk"
+WORKSPACE_CARD_NAME = CARD_NAME
 ECHO_TEXT = "interop over the official client"
 
 
@@ -72,20 +67,8 @@ class Agent:
 
 @pytest.fixture(scope="module")
 def agent() -> Iterator[Agent]:
-    server = LiveServer(settings_for()).start()
-    root = Path(tempfile.mkdtemp(prefix="a2a-interop-"))
-    workspace = Workspace(root / "desk", owner_id="desk", scope_prefix="interop")
-    key = "k_" + secrets.token_hex(16)
-    workspace.a2a_dir.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "sdk-client", "key": key, "mode": "isolated"}]))
-    workspace.card_file.write_text(json.dumps({"name": WORKSPACE_CARD_NAME, "description": "The interop desk."}))
-    server.workspaces.add(workspace)
-    try:
-        yield Agent(server.url, key)
-    finally:
-        server.workspaces.remove(workspace)
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with interop_desk("sdk-client") as desk:
+        yield Agent(desk.url, desk.key)
 
 
 # --- the SDK client, and a record of what it put on the wire ---

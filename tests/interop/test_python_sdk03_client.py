@@ -23,19 +23,16 @@ import hashlib
 import json
 import os
 import re
-import secrets
 import shutil
 import subprocess
 import sys
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from support.live import LiveServer, settings_for
 
-from reference_server.domain.callers import Workspace
+from interop.desk import interop_desk
 
 pytestmark = pytest.mark.interop
 
@@ -85,24 +82,13 @@ def sdk03_python() -> Path:
 def report() -> Iterator[dict[str, Any]]:
     """What the 0.3 client saw in each scenario of drive.py, against a server of this module."""
     python = sdk03_python()
-    server = LiveServer(settings_for(hybrid_card=True)).start()
-    root = Path(tempfile.mkdtemp(prefix="a2a-interop-sdk03-"))
-    workspace = Workspace(root / "desk", owner_id="desk", scope_prefix="interop")
-    key = "k_" + secrets.token_hex(16)
-    workspace.a2a_dir.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "sdk03-client", "key": key, "mode": "isolated"}]))
-    server.workspaces.add(workspace)
-    try:
-        ran = subprocess.run([str(python), str(KIT / "drive.py"), server.url, key], capture_output=True, text=True,
-                             env=isolated_env(), timeout=DRIVE_SECONDS)
+    with interop_desk("sdk03-client", card=False, hybrid_card=True) as desk:
+        ran = subprocess.run([str(python), str(KIT / "drive.py"), desk.url, desk.key], capture_output=True,
+                             text=True, env=isolated_env(), timeout=DRIVE_SECONDS)
         assert ran.returncode == 0, f"drive.py failed:\n{ran.stdout}\n{ran.stderr}"
         found = json.loads(ran.stdout)
-        assert found["card"] == {"url": server.url + "/a2a", "transport": "JSONRPC"}, found["card"]
+        assert found["card"] == {"url": desk.url + "/a2a", "transport": "JSONRPC"}, found["card"]
         yield found
-    finally:
-        server.workspaces.remove(workspace)
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
 
 
 def outcome(report: dict[str, Any], scenario: str) -> Any:

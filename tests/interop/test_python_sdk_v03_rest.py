@@ -8,10 +8,6 @@ proto the SDK speaks. The helpers are those of the 1.0 interop tests; the live s
 
 from __future__ import annotations
 
-import json
-import secrets
-import shutil
-import tempfile
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -36,8 +32,8 @@ from a2a.types import (
     TaskPushNotificationConfig,
 )
 from a2a.utils.errors import MethodNotFoundError
-from support.live import LiveServer, settings_for
 
+from interop.desk import interop_desk
 from interop.test_python_sdk import (
     ECHO_TEXT,
     WORKSPACE_CARD_NAME,
@@ -51,7 +47,6 @@ from interop.test_python_sdk import (
     state_name,
     text_of,
 )
-from reference_server.domain.callers import Workspace
 
 pytestmark = pytest.mark.interop
 
@@ -70,20 +65,8 @@ class Desk(Agent):
 @pytest.fixture(scope="module")
 def agent() -> Iterator[Desk]:
     """A live server with one caller of one workspace whose card.json names the agent (as in the 1.0 tests)."""
-    server = LiveServer(settings_for()).start()
-    root = Path(tempfile.mkdtemp(prefix="a2a-interop-v03-"))
-    workspace = Workspace(root / "desk", owner_id="desk", scope_prefix="interop")
-    key = "k_" + secrets.token_hex(16)
-    workspace.a2a_dir.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "sdk-client", "key": key, "mode": "isolated"}]))
-    workspace.card_file.write_text(json.dumps({"name": WORKSPACE_CARD_NAME, "description": "The interop desk."}))
-    server.workspaces.add(workspace)
-    try:
-        yield Desk(server.url, key, workspace.path / "inbox")
-    finally:
-        server.workspaces.remove(workspace)
-        server.stop()
-        shutil.rmtree(root, ignore_errors=True)
+    with interop_desk("sdk-client") as desk:
+        yield Desk(desk.url, desk.key, desk.workspace.path / "inbox")
 
 
 @asynccontextmanager
