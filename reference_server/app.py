@@ -29,6 +29,7 @@ from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
+from reference_server.domain.inbox import inbox_of, remove_stray_downloads
 from reference_server.domain.service import A2AService
 from reference_server.domain.task_store import TaskStores, remove_stray_temp_files
 from reference_server.outbound import Outbound
@@ -209,7 +210,8 @@ def _record_until_stop(app: Application, recorder: Recorder) -> None:
 
 
 def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:
-    """Remove the temp files that interrupted writes left in every workspace's tasks/ (on a disk thread)."""
+    """Remove the temp files that interrupted writes left in every workspace's tasks/, and the unfinished downloads
+    in its inbox/ (on a disk thread)."""
 
     @app.lifespan
     async def sweep():  # type: ignore[no-untyped-def]
@@ -218,6 +220,9 @@ def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspac
                 if removed := remove_stray_temp_files(workspace):
                     log.info("removed %d temp files that interrupted writes left in %s", removed,
                              workspace.tasks_dir)
+                if removed := remove_stray_downloads(workspace):
+                    log.info("removed %d downloads a stopped server left unfinished in %s", removed,
+                             inbox_of(workspace))
 
         await off_loop(sweep_all)
         yield

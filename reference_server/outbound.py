@@ -11,9 +11,10 @@ import os
 import re
 import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping
+import zlib
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import httpcore
 import httpx
@@ -197,11 +198,17 @@ class OutboundError(Exception):
 
 @dataclass(frozen=True)
 class Download:
-    """What a download gave."""
+    """What a download gave (its bytes went to the sink, as they came)."""
 
-    data: bytes
+    size: int  # the bytes written to the sink
     media_type: str | None  # from Content-Type, without parameters
     filename: str | None  # from Content-Disposition filename=, else the URL path's last segment, else None
+
+
+class Sink(Protocol):
+    """Where a download's bytes go as they arrive (a file on disk): the whole body is never held in memory."""
+
+    async def write(self, data: bytes) -> None: ...
 
 
 class Outbound:
@@ -231,9 +238,14 @@ class Outbound:
                     break
             return response.status_code
 
-    async def download(self, url: str, max_bytes: int) -> Download:
-        """GET url, refusing a redirect, any other status but 2xx, and a body of more than max_bytes."""
-        # identity: the cap then counts the bytes on the wire as well as the bytes kept
+    async def download(self, url: str, max_bytes: int, sink: Sink) -> Download:
+        """GET url into sink, refusing a redirect, any other status but 2xx, and a body of more than max_bytes once
+        decoded (what the sink got by then is the caller's to drop).
+
+        The body is read as it came over the wire (never httpx's own decoding, which inflates a whole read at
+        once, before any cap is looked at): a gzip or deflate answer is inflated here, a bounded step at a time,
+        so that no read holds more than the cap, whatever the compression ratio (a gzip bomb)."""
+        # identity is asked for; a server may still send gzip or deflate, which are decoded within the cap
         async with (self._guard(url) as target,
                     self._client.stream("GET", target, headers={"Accept-Encoding": "identity"}) as response):
             status = response.status_code
@@ -242,15 +254,19 @@ class Outbound:
             if not 200 <= status < 300:
                 raise OutboundError(f"HTTP {status}")
             too_big = OutboundError(f"the file is larger than the cap of {max_bytes} bytes")
+            decoder = _decoder_for(response.headers.get("Content-Encoding"), max_bytes)
             length = response.headers.get("Content-Length", "")
-            if length.isdigit() and int(length) > max_bytes:
+            if decoder.identity and length.isdigit() and int(length) > max_bytes:
                 raise too_big
-            data = bytearray()
-            async for chunk in response.aiter_bytes():
-                data += chunk
-                if len(data) > max_bytes:
+            size = 0
+            async for chunk in response.aiter_raw():
+                for piece in decoder.pieces(chunk, max_bytes - size):
+                    size += len(piece)
+                    await sink.write(piece)
+                if decoder.over:
                     raise too_big  # the rest is never read: the connection is closed
-            return Download(bytes(data), _media_type(response.headers.get("Content-Type")),
+            decoder.end()
+            return Download(size, _media_type(response.headers.get("Content-Type")),
                             _filename(response.headers.get("Content-Disposition"), target))
 
     async def aclose(self) -> None:
@@ -322,6 +338,107 @@ def _bare_name(name: str | None) -> str | None:
     """The last segment of a file name (a folder part from the server means nothing here), or None when empty."""
     bare = (name or "").replace("\\", "/").rsplit("/", 1)[-1].strip()
     return None if bare in ("", ".", "..") else bare
+
+
+# --- what a download decodes ---
+
+# the Content-Encodings a download inflates, with zlib's window bits for each (RFC 9110 §8.4.1: "deflate" is the
+# zlib format; a raw deflate stream, which some servers send under that name, is tried when the zlib header fails)
+_INFLATED = {"gzip": 16 + zlib.MAX_WBITS, "x-gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}
+_STEP = 64 * 1024  # the most one inflate step gives: what a download holds of its body at a time
+
+
+def _decoder_for(content_encoding: str | None, max_bytes: int) -> _Decoder:
+    """The decoder of an answer's Content-Encoding: identity, or one of gzip and deflate; any other coding, or
+    more than one, is refused (br and zstd need libraries the server does not carry; layered codings only
+    multiply what one small answer can become)."""
+    codings = [c.strip().lower() for c in (content_encoding or "").split(",")]
+    codings = [c for c in codings if c and c != "identity"]
+    if not codings:
+        return _Decoder(None, max_bytes)
+    if len(codings) == 1 and codings[0] in _INFLATED:
+        return _Decoder(codings[0], max_bytes)
+    shown = (content_encoding or "")[:40]
+    raise OutboundError(f"the answer's Content-Encoding {shown!r} is not decoded here (only identity, gzip and "
+                        "deflate are)")
+
+
+class _Decoder:
+    """A body as it came (identity), or inflated a bounded step at a time (gzip, deflate): whatever the compression
+    ratio, one step holds at most _STEP bytes of output, and the steps stop at the cap (zlib's max_length leaves the
+    rest of the input unread, in unconsumed_tail, until the next step)."""
+
+    def __init__(self, coding: str | None, max_bytes: int) -> None:
+        self.coding = coding
+        self.over = False  # more bytes than the room offered: the body is over the cap
+        self._inflater = zlib.decompressobj(_INFLATED[coding]) if coding else None
+        self._raw_fallback = coding == "deflate"
+        self._head = bytearray()
+        # compressed data larger than this cannot hold a body within the cap (deflate adds at most 5 bytes per
+        # 16 KiB stored block): a stream of empty blocks is refused instead of read until the timeout
+        self._wire_room = max_bytes + max_bytes // 256 + 1024
+        self._wire = 0
+
+    @property
+    def identity(self) -> bool:
+        return self._inflater is None
+
+    def pieces(self, chunk: bytes, room: int) -> Iterator[bytes]:
+        """chunk decoded, in pieces of at most _STEP bytes; over is set, and nothing more given, once they would
+        pass room (the bytes the cap has left)."""
+        if self._inflater is None:
+            if len(chunk) > room:
+                self.over = True
+            elif chunk:
+                yield chunk
+            return
+        self._wire += len(chunk)
+        if self._wire > self._wire_room:
+            self.over = True
+            return
+        data = chunk
+        while data:
+            piece = self._inflate(data, min(_STEP, room + 1))
+            if len(piece) > room:
+                self.over = True
+                return
+            room -= len(piece)
+            if piece:
+                yield piece
+            data = self._inflater.unconsumed_tail
+            if self._inflater.eof:
+                data = self._next_member(data)
+
+    def end(self) -> None:
+        """The body is all there: a compressed stream that stopped before its end is refused, not kept in part."""
+        if self._inflater is not None and not self._inflater.eof:
+            raise OutboundError(f"the answer's {self.coding} data is cut short")
+
+    def _inflate(self, data: bytes, max_length: int) -> bytes:
+        assert self._inflater is not None
+        if self._raw_fallback:
+            self._head += data  # the bytes read before zlib's 2-byte header is known good
+        try:
+            out = self._inflater.decompress(data, max_length)
+        except zlib.error:
+            if not self._raw_fallback:
+                raise OutboundError(f"the answer's {self.coding} data is corrupt") from None
+            self._raw_fallback = False  # deflate without its zlib header: raw deflate, from the first byte
+            self._inflater = zlib.decompressobj(-zlib.MAX_WBITS)
+            return self._inflate(bytes(self._head), max_length)
+        if len(self._head) >= 2:
+            self._raw_fallback = False  # the header was read: the format is settled
+        return out
+
+    def _next_member(self, tail: bytes) -> bytes:
+        """After a gzip member's end, the next one (RFC 1952 §2.2: a file may hold several); trailing zero bytes
+        (padding some servers add) end the body, as anything after a deflate stream does."""
+        assert self._inflater is not None
+        rest = self._inflater.unused_data + tail
+        if self.coding == "deflate" or not rest.strip(b"\0"):
+            return b""
+        self._inflater = zlib.decompressobj(_INFLATED["gzip"])
+        return rest
 
 
 # --- under httpx: the connect-time check ---

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gzip
 import http.server
 import ipaddress
 import socket
 import ssl
 import threading
+import tracemalloc
+import zlib
 from collections.abc import Awaitable, Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -321,8 +324,27 @@ def post(url: str, body: bytes = b"{}", headers: dict[str, str] | None = None) -
     return lambda outbound: outbound.post(url, body, headers or {})
 
 
+class Collected:
+    """A download's sink that keeps what it is given, and the size of each write."""
+
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.writes: list[int] = []
+
+    async def write(self, data: bytes) -> None:
+        self.data += data
+        self.writes.append(len(data))
+
+
+async def fetched(outbound: Outbound, url: str, max_bytes: int) -> tuple[bytes, Download]:
+    sink = Collected()
+    got = await outbound.download(url, max_bytes, sink)
+    assert got.size == len(sink.data)
+    return bytes(sink.data), got
+
+
 def download(url: str, max_bytes: int = 1 << 20) -> Callable[[Outbound], Awaitable[Download]]:
-    return lambda outbound: outbound.download(url, max_bytes)
+    return lambda outbound: outbound.download(url, max_bytes, Collected())
 
 
 # --- the guarded client, live ---
@@ -367,18 +389,18 @@ def test_a_download_gives_the_data_its_media_type_and_its_name(ca: trustme.CA) -
     }
     with Loopback(routes, server_tls(ca, "localhost")).running() as server:
 
-        async def scenario() -> list[Download]:
+        async def scenario() -> list[tuple[bytes, Download]]:
             outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
             try:
-                return [await outbound.download(server.url("localhost", path), 1024) for path in routes]
+                return [await fetched(outbound, server.url("localhost", path), 1024) for path in routes]
             finally:
                 await outbound.aclose()
 
         assert run(scenario) == [
-            Download(b"%PDF-1.7", "application/pdf", "report.pdf"),
-            Download(b"a,b\n", "text/csv", "q1.csv"),  # a folder part in the name is dropped
-            Download(b"cv", None, "résumé.txt"),
-            Download(b"", None, None),
+            (b"%PDF-1.7", Download(8, "application/pdf", "report.pdf")),
+            (b"a,b\n", Download(4, "text/csv", "q1.csv")),  # a folder part in the name is dropped
+            (b"cv", Download(2, None, "résumé.txt")),
+            (b"", Download(0, None, None)),
         ]
 
 
@@ -472,6 +494,118 @@ def test_a_download_over_the_cap_stops_reading(ca: trustme.CA) -> None:
                                                   download(server.url("localhost", path), 1024)))
             assert error.reason == "the file is larger than the cap of 1024 bytes"
     assert [(hit.path, hit.finished) for hit in server.hits][-1] == ("/streamed", False)
+
+
+def _raw_deflate(data: bytes) -> bytes:
+    compressor = zlib.compressobj(wbits=-zlib.MAX_WBITS)
+    return compressor.compress(data) + compressor.flush()
+
+
+TEXT = "Grüße, ".encode() * 3000
+BOMB = gzip.compress(bytes(256 << 20))  # 256 MiB of zeros in about 255 KB: the probe's bomb
+
+
+def test_a_compressed_download_is_inflated_within_the_cap(ca: trustme.CA) -> None:
+    routes: dict[str, Answer] = {
+        "/gzip": (200, {"Content-Encoding": "gzip"}, gzip.compress(TEXT)),
+        "/x-gzip": (200, {"Content-Encoding": "X-GZIP"}, gzip.compress(TEXT)),
+        "/members": (200, {"Content-Encoding": "gzip"}, gzip.compress(TEXT[:100]) + gzip.compress(TEXT[100:])),
+        "/deflate": (200, {"Content-Encoding": "deflate"}, zlib.compress(TEXT)),
+        "/raw-deflate": (200, {"Content-Encoding": "deflate"}, _raw_deflate(TEXT)),
+        "/identity": (200, {"Content-Encoding": "identity"}, TEXT),
+        # in small writes: each read holds a piece of the compressed stream
+        "/dribbled": (200, {"Content-Encoding": "gzip"}, (bytes([b]) for b in gzip.compress(TEXT[:500]))),
+    }
+    with Loopback(routes, server_tls(ca, "localhost")).running() as server:
+
+        async def scenario() -> list[bytes]:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
+            try:
+                return [(await fetched(outbound, server.url("localhost", path), len(TEXT)))[0] for path in routes]
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario) == [TEXT] * 6 + [TEXT[:500]]
+
+
+def test_a_gzip_bomb_is_refused_holding_no_more_than_the_cap(ca: trustme.CA) -> None:
+    cap = 1 << 20
+    with Loopback({"/bomb": (200, {"Content-Encoding": "gzip", "Content-Type": "text/plain"}, BOMB)},
+                  server_tls(ca, "localhost")).running() as server:
+        tracemalloc.start()
+        try:
+            error = run(lambda: refusal(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                        download(server.url("localhost", "/bomb"), cap)))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert error.reason == f"the file is larger than the cap of {cap} bytes"
+    # the sink kept the cap's worth; beside it, one step of inflating (httpx's own decoding held ~66 MB per read)
+    assert peak < 2 * cap, peak
+
+
+def test_a_download_is_handed_to_its_sink_a_bounded_step_at_a_time(ca: trustme.CA) -> None:
+    sink = Collected()
+    with Loopback({"/zeros": (200, {"Content-Encoding": "gzip"}, gzip.compress(bytes(3 << 20)))},
+                  server_tls(ca, "localhost")).running() as server:
+
+        async def scenario() -> Download:
+            outbound = Outbound(allow_private=True, ssl_context=client_tls(ca))
+            try:
+                return await outbound.download(server.url("localhost", "/zeros"), 4 << 20, sink)
+            finally:
+                await outbound.aclose()
+
+        assert run(scenario).size == 3 << 20
+    assert sink.data == bytes(3 << 20)
+    assert max(sink.writes) <= 64 * 1024  # a 3 MiB body from one ~3 KB read: in pieces, never in one
+
+
+def test_a_compressed_download_that_is_cut_short_corrupt_or_of_another_coding_is_refused(ca: trustme.CA) -> None:
+    packed = gzip.compress(TEXT)
+    routes: dict[str, Answer] = {
+        "/cut": (200, {"Content-Encoding": "gzip"}, packed[: len(packed) // 2]),
+        "/corrupt": (200, {"Content-Encoding": "gzip"}, b"this is not gzip at all"),
+        "/br": (200, {"Content-Encoding": "br"}, b"\x0b\x02\x80hello\x03"),
+        "/layered": (200, {"Content-Encoding": "gzip, gzip"}, gzip.compress(packed)),
+        # no body within the cap hides in this much compressed data: refused before it is all read
+        "/padded": (200, {"Content-Encoding": "gzip"}, packed + bytes(64 << 10)),
+    }
+    with Loopback(routes, server_tls(ca, "localhost")).running() as server:
+        reasons = [run(lambda path=path: refusal(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                                 download(server.url("localhost", path), len(TEXT)))).reason
+                   for path in routes if path != "/padded"]
+        assert reasons == [
+            "the answer's gzip data is cut short",
+            "the answer's gzip data is corrupt",
+            "the answer's Content-Encoding 'br' is not decoded here (only identity, gzip and deflate are)",
+            "the answer's Content-Encoding 'gzip, gzip' is not decoded here (only identity, gzip and deflate are)",
+        ]
+        padded = run(lambda: refusal(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                     download(server.url("localhost", "/padded"), 1024)))
+        assert padded.reason == "the file is larger than the cap of 1024 bytes"
+
+
+def test_a_push_answer_is_never_inflated(ca: trustme.CA) -> None:
+    # a webhook's answer is read as it came and dropped after 64 KiB: a bomb in reply costs nothing
+    answer: Answer = (200, {"Content-Encoding": "gzip"}, BOMB)
+    with Loopback({"/hook": answer}, server_tls(ca, "localhost")).running() as server:
+        tracemalloc.start()
+        try:
+            status = run(lambda: _posted(Outbound(allow_private=True, ssl_context=client_tls(ca)),
+                                         server.url("localhost", "/hook")))
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert status == 200
+    assert peak < 4 << 20, peak
+
+
+async def _posted(outbound: Outbound, url: str) -> int:
+    try:
+        return await outbound.post(url, b"{}", {})
+    finally:
+        await outbound.aclose()
 
 
 def test_a_proxy_in_the_environment_is_ignored(ca: trustme.CA, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,21 +7,20 @@ import logging
 import re
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Any
 
 from reference_server.agent.a2a_tools import a2a_tools
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.session import AgentSession
-from reference_server.disk import off_loop
 from reference_server.domain.callers import Caller
 from reference_server.domain.errors import FieldViolation, InvalidParams, UnsupportedOperation
-from reference_server.domain.model import Message, Part, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
-from reference_server.domain.prompt import build_prompt, inbox_name
-from reference_server.domain.runner import UNEXPECTED, RunRefused, TaskRun
+from reference_server.domain.inbox import Fetcher, save_inbound_files
+from reference_server.domain.model import Message, Role, SendRequest, Task, TaskState, TaskStatus, utc_now
+from reference_server.domain.prompt import build_prompt
+from reference_server.domain.runner import UNEXPECTED, TaskRun
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import Download, OutboundError, url_refusal
+from reference_server.outbound import url_refusal
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.tasks")
@@ -89,12 +88,6 @@ def new_task(caller: Caller, context_id: str) -> StoredTask:
     return StoredTask(task, caller.name)
 
 
-class Fetcher(Protocol):
-    """How a file part given by URL is fetched: the guarded outbound client (reference_server/outbound.py)."""
-
-    async def download(self, url: str, max_bytes: int) -> Download: ...
-
-
 def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
     """Design step 1: over the hop limit, the task is created and immediately failed."""
     return Prepared(run, lambda: run.start(None, _no_prompt, inbound.message_id, (), failure=HOP_LIMIT_REACHED))
@@ -122,7 +115,7 @@ def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresigh
                            inbound.message_id)
 
     async def prompt() -> str:
-        files = await _inbound_files(caller, inbound, fetcher, max_file_bytes)
+        files = await save_inbound_files(caller, inbound, fetcher, max_file_bytes)
         return build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
 
     def start() -> None:
@@ -170,46 +163,3 @@ def _check_message(message: Message, max_file_bytes: int, allow_private: bool,
             violations.append(FieldViolation(f"message.parts[{index}].url", problem))
     if violations:
         raise InvalidParams(violations=violations)
-
-
-async def _inbound_files(caller: Caller, message: Message, fetcher: Fetcher, max_bytes: int) -> list[str]:
-    """The message's file parts saved in inbox/ (URL parts downloaded first), as the prompt lists them."""
-    files: list[tuple[int, Part]] = []
-    for index, part in enumerate(message.parts):
-        if part.url is not None:
-            try:
-                got = await fetcher.download(part.url, max_bytes)
-            except OutboundError as error:
-                raise RunRefused(f"file: message.parts[{index}].url could not be downloaded: {error.reason}") from None
-            files.append((index, replace(part, raw=got.data, url=None, filename=part.filename or got.filename,
-                                         media_type=part.media_type or got.media_type)))
-        elif part.raw is not None:
-            files.append((index, part))
-    return await off_loop(_save_inbound_files, caller, files) if files else []
-
-
-def _save_inbound_files(caller: Caller, files: list[tuple[int, Part]]) -> list[str]:
-    """Design step 4: file parts are saved to <workspace>/inbox/, never over an earlier file (on a disk thread)."""
-    saved: list[str] = []
-    now = utc_now()
-    inbox = caller.workspace.path / "inbox"
-    for index, part in files:
-        assert part.raw is not None
-        inbox.mkdir(parents=True, exist_ok=True)
-        path = _write_new(inbox / inbox_name(caller.name, part, index, now), part.raw)
-        saved.append(f"inbox/{path.name}")
-    return saved
-
-
-def _write_new(path: Path, data: bytes) -> Path:
-    """Write data to path, or to path-2, path-3... if it exists: created exclusively, so two messages saving the
-    same name at once never overwrite each other."""
-    candidate, n = path, 2
-    while True:
-        try:
-            with candidate.open("xb") as file:
-                file.write(data)
-            return candidate
-        except FileExistsError:
-            candidate = path.with_name(f"{path.stem}-{n}{path.suffix}")
-            n += 1

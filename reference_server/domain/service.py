@@ -20,6 +20,7 @@ from reference_server.domain.errors import (
     TaskNotFound,
     UnsupportedOperation,
 )
+from reference_server.domain.inbox import Fetcher
 from reference_server.domain.listing import check_cursor
 from reference_server.domain.model import (
     ListTasksQuery,
@@ -38,7 +39,6 @@ from reference_server.domain.push import Change, PushSender, checked, drop_confi
 from reference_server.domain.runner import CANCELED_BY_CALLER, TaskRun, agent_message
 from reference_server.domain.runs import RunKey, RunRegistry
 from reference_server.domain.sending import (
-    Fetcher,
     Prepared,
     check_continuation,
     check_send,

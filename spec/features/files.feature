@@ -3,6 +3,7 @@ Feature: File parts given by URL
   Design step 4 and its deviation "File-part errors": a file part given by URL is downloaded over https through
   the guarded outbound client, capped at MaxFileBytes, into <workspace>/inbox/. A URL that is not https is refused
   before any task exists; a download that fails, is redirected or goes over the cap fails the task ("file").
+  The cap counts the bytes kept: a gzip or deflate answer is inflated a bounded step at a time, never past it.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -30,6 +31,20 @@ Feature: File parts given by URL
     Then the task is failed
     And the task's status message mentions "file: message.parts[1].url could not be downloaded"
     And the task's status message mentions "1024"
+    And nothing was saved to the inbox
+
+  Scenario: A gzip-compressed download is saved as its inflated bytes
+    Given the file server also serves "notes.txt" gzip-compressed, 2000 bytes once inflated
+    When the caller sends the URL of "notes.txt" with the text "Here"
+    Then the task is completed
+    And the inbox holds the file as "a2a-travel-bot-<yyyymmdd-hhmmss>-notes.txt" with the bytes served
+
+  Scenario: A compressed download that inflates past MaxFileBytes fails the task
+    Given the server caps file parts at 1024 bytes
+    And the file server also serves "bomb.txt" gzip-compressed, 67108864 bytes once inflated
+    When the caller sends the URL of "bomb.txt" with the text "Here"
+    Then the task is failed
+    And the task's status message mentions "larger than the cap of 1024 bytes"
     And nothing was saved to the inbox
 
   Scenario: A redirected download is not followed and fails the task

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import gzip
 import re
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -88,6 +89,13 @@ def _(world: Any, name: str, size: int) -> None:
     world.notes["file server"].files[name] = (b"x" * size, "application/octet-stream")
 
 
+@given(parsers.parse('the file server also serves "{name}" gzip-compressed, {size:d} bytes once inflated'))
+def _(world: Any, name: str, size: int) -> None:
+    server = world.notes["file server"]
+    server.files[name] = (gzip.compress(b"a gzipped line\n" * (size // 15) + b"x" * (size % 15)), "text/plain")
+    server.encodings[name] = "gzip"
+
+
 @given("the file server redirects every request to another file server")
 def _(world: Any, request: pytest.FixtureRequest) -> None:
     other = _file_server(world, request, "other file server")
@@ -103,7 +111,8 @@ def _send_url(world: Any, url: str, text: str) -> None:
 @when(parsers.parse('the caller sends the URL of "{name}" with the text "{text}"'))
 def _(world: Any, name: str, text: str) -> None:
     server = world.notes["file server"]
-    world.notes["file_bytes"] = server.files[name][0]
+    served = server.files[name][0]
+    world.notes["file_bytes"] = gzip.decompress(served) if server.encodings.get(name) == "gzip" else served
     _send_url(world, server.file_url(name), text)
 
 

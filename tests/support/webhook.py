@@ -58,6 +58,7 @@ class Webhook:
     answers: list[int] = field(default_factory=list)
     redirect_to: str | None = None
     files: dict[str, tuple[bytes, str]] = field(default_factory=dict)  # GET /files/<name> -> (bytes, media type)
+    encodings: dict[str, str] = field(default_factory=dict)  # a served file's Content-Encoding, by name
     url: str = ""
     base: str = ""
     _server: ThreadingHTTPServer | None = None
@@ -80,6 +81,8 @@ class Webhook:
                 elif served is not None:
                     self.send_response(200)
                     self.send_header("Content-Type", served[1])
+                    if encoding := hook.encodings.get(self.path.removeprefix("/files/")):
+                        self.send_header("Content-Encoding", encoding)
                     self.send_header("Content-Length", str(len(served[0])))
                     self.end_headers()
                     self.wfile.write(served[0])
