@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import socket
 import time
 from collections.abc import Iterator
@@ -67,6 +68,39 @@ def test_a_body_that_never_arrives_whole_is_refused_with_408(server: LiveServer)
     status_line, _, rest = received.partition(b"\r\n")
     assert status_line.startswith(b"HTTP/1.1 408"), received[:200]
     assert b"A2A__BodyTimeout" in rest and took < 3
+
+
+ABORTED = [
+    ("POST /a2a", True, "content-length"),  # JSON-RPC with a key
+    ("POST /a2a", False, "content-length"),  # JSON-RPC's 401, which reads the body for the request's id
+    ("POST /a2a/v1/message:send", True, "content-length"),
+    ("POST /a2a/v1/message:send", True, "chunked"),
+    ("POST /a2a/push/w-1", False, "content-length"),  # the push receiver: no caller key
+]
+
+
+@pytest.mark.parametrize(("request_line", "with_key", "framing"), ABORTED)
+def test_a_body_the_client_aborts_ends_the_request_with_one_info_line(
+        server: LiveServer, caplog: pytest.LogCaptureFixture, request_line: str, with_key: bool, framing: str) -> None:
+    caplog.set_level(logging.DEBUG)
+    head = f"{request_line} HTTP/1.1\r\nHost: x\r\nA2A-Version: 1.0\r\nContent-Type: application/json\r\n"
+    head += f"X-API-Key: {KEY}\r\n" if with_key else ""
+    part = b'{"jsonrpc": "2.0", '
+    if framing == "chunked":
+        body = f"Transfer-Encoding: chunked\r\n\r\n{len(part):x}\r\n".encode() + part + b"\r\n"
+    else:
+        body = b"Content-Length: 100\r\n\r\n" + part  # 19 of the 100 bytes announced
+    with connect(server) as sock:
+        sock.sendall(head.encode() + body)
+    path = request_line.split()[1]
+    deadline = time.monotonic() + 5
+    while not [r for r in caplog.records if path in r.getMessage()] and time.monotonic() < deadline:
+        time.sleep(0.01)
+    about = [r for r in caplog.records if path in r.getMessage()]
+    assert [r.levelname for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert [(r.levelname, r.exc_info) for r in about] == [("INFO", None)], [r.getMessage() for r in about]
+    assert "the client closed the connection" in about[0].getMessage()
+    assert KEY not in caplog.text
 
 
 def test_a_prompt_client_is_served_as_usual(server: LiveServer) -> None:

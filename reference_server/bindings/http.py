@@ -4,17 +4,22 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import math
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from blacksheep import Content, Request, Response
+from blacksheep.exceptions import MessageAborted
 
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.settings import Settings
 
 A2A_JSON = b"application/a2a+json"
 JSON = b"application/json"
+
+log = logging.getLogger("reference_server.http")
 
 V1_0 = "1.0"
 V0_3 = "0.3"
@@ -149,7 +154,34 @@ async def read_body(request: Request, limit: int, timeout: float, limit_name: st
                 chunks.append(chunk)
     except TimeoutError:
         raise BodyTimeout(f"Request body too slow: not all there after {timeout:g} s (A2A__BodyTimeout)") from None
+    except MessageAborted:
+        raise BodyAborted(size, declared.decode("latin-1") if declared is not None else None) from None
     return b"".join(chunks)
+
+
+class BodyAborted(Exception):
+    """The client closed the connection before its whole body arrived: nobody is left to answer, and nothing was
+    started (every binding reads the body before it does anything)."""
+
+    def __init__(self, received: int, declared: str | None) -> None:
+        super().__init__(received, declared)
+        self.received = received
+        self.declared = declared
+
+
+async def end_aborted_bodies(request: Request, handler: Callable[[Request], Awaitable[Response]]) -> Response:
+    """The middleware of every binding, the auth gate and the push receiver: a body the client aborted is an
+    ordinary end, one INFO line without a traceback (BlackSheep would log an ERROR with one, or, for an exception
+    handler of ours, a line of its own with the whole URL), and an answer nobody reads."""
+    try:
+        return await handler(request)
+    except BodyAborted as aborted:
+        of = f" of {aborted.declared}" if aborted.declared else ""
+        said = f"after {aborted.received}{of} bytes of its body"
+    except MessageAborted:  # BlackSheep's own, from a read that is not read_body's
+        said = "before its whole body arrived"
+    log.info("%s %s: the client closed the connection %s; nothing was done", request.method, request.path, said)
+    return Response(400, None, None)
 
 
 def _too_large(size: int, limit: int, limit_name: str) -> PayloadTooLarge:
