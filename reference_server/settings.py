@@ -30,6 +30,7 @@ class Settings:
     hybrid_card: bool = False
     max_body_bytes: int = 16 * 1024 * 1024
     max_push_bytes: int = 1024 * 1024
+    max_push_configs: int = 10
     max_json_depth: int = 64
     max_parts: int = 100
     max_metadata_bytes: int = 64 * 1024
@@ -174,6 +175,8 @@ KEYS: tuple[_Key, ...] = (
          "largest request body accepted"),
     _Key("max_push_bytes", "MaxPushBytes", "--max-push-bytes", _parse_positive_int, _BYTES,
          "largest push notification body the push receiver accepts"),
+    _Key("max_push_configs", "MaxPushConfigs", "--max-push-configs", _parse_positive_int, _COUNT,
+         "push notification configs one task may have (each state change is one POST per config)"),
     _Key("header_timeout", "HeaderTimeout", "--header-timeout", _parse_timespan,
          _A_TIMESPAN, "close a connection whose request headers take longer"),
     _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,

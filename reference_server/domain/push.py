@@ -37,11 +37,17 @@ def checked(config: PushConfig, settings: Settings, field: str) -> PushConfig:
     return replace(config, id=config.id or str(uuid.uuid4()))
 
 
-def put_config(config: PushConfig) -> Change:
-    """Add the config to a task, or replace the one with its id (0.3 `set` sets or updates)."""
+def put_config(config: PushConfig, limit: int) -> Change:
+    """Add the config to a task, or replace the one with its id (0.3 `set` sets or updates); a task that has
+    `limit` configs takes no new one (A2A__MaxPushConfigs: each state change is one POST per config)."""
 
     def change(stored: StoredTask) -> bool:
         kept = [c for c in stored.push_configs if c.id != config.id]
+        if len(kept) == len(stored.push_configs) and len(kept) >= limit:
+            raise InvalidParams(
+                f"Task {stored.task.id} already has {len(kept)} push notification configs, the most a task may "
+                f"have (A2A__MaxPushConfigs is {limit}): delete one first, or give the id of one to replace it",
+                metadata={"taskId": stored.task.id, "limit": str(limit)})
         stored.push_configs = [*kept, replace(config, task_id=stored.task.id)]
         return True
 

@@ -124,7 +124,7 @@ class A2AService:
         stored = continued or new_task(caller, message.context_id or str(uuid.uuid4()))
         task = stored.task
         if push_config is not None:
-            put_config(push_config)(stored)
+            put_config(push_config, settings.max_push_configs)(stored)
         run = TaskRun(stored, self.stores.of(caller.workspace), caller, self.runs.ended, self.broadcast,
                       max_file_bytes=settings.max_file_bytes, push=self.push)
         over_limit = hops > settings.max_hops
@@ -224,7 +224,7 @@ class A2AService:
         if not task_id:
             raise InvalidParams(violations=[FieldViolation("taskId", "is required: the task to notify about")])
         config = checked(config, self.settings, field)
-        stored = await self._change(caller, task_id, put_config(config))
+        stored = await self._change(caller, task_id, put_config(config, self.settings.max_push_configs))
         return next(c for c in stored.push_configs if c.id == config.id)
 
     async def get_push_config(self, caller: Caller, task_id: str, config_id: str | None) -> PushConfig:

@@ -1,9 +1,9 @@
 @push
 Feature: Push notifications
-  A2A §3.1.7-3.1.10, §4.3.3 and the design's "Push sending": a caller registers webhooks for its task, and on
-  each new state the whole task is POSTed to them, with the config's token and credentials; 3 attempts, waiting
-  1 s then 5 s. URLs must be https (http and private hosts only with AllowPrivatePushUrls), and each address is
-  checked when the connection is made, through one guarded client that follows no redirect.
+  A2A §3.1.7-3.1.10, §4.3.3 and the design's "Push sending": a caller registers webhooks for its task (at most
+  MaxPushConfigs, 10 by default), and on each new state the whole task is POSTed to them, with the config's token
+  and credentials; 3 attempts, waiting 1 s then 5 s. URLs must be https (http and private hosts only with
+  AllowPrivatePushUrls), each address checked at connect time, through one guarded client that follows no redirect.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
@@ -28,6 +28,19 @@ Feature: Push notifications
     When the caller creates the push config "hook-1" for the task with the token "old"
     And the caller creates the push config "hook-1" for the task with the token "new"
     Then listing the task's push configs gives "hook-1" with the token "new" only
+
+  @v0_3
+  Scenario: A task takes no more push configs than MaxPushConfigs allows
+    Given the server allows 2 push configs per task
+    And the caller has a task waiting for input
+    When the caller creates the push config "hook-1" for the task with the token "a"
+    And the caller creates the push config "hook-2" for the task with the token "b"
+    And the caller tries to create the push config "hook-3" for the task
+    Then the call fails with InvalidParams
+    And the error message says "already has 2 push notification configs, the most a task may have"
+    And the error message says "A2A__MaxPushConfigs is 2"
+    When the caller creates the push config "hook-2" for the task with the token "new"
+    Then the task has the push configs "hook-1" and "hook-2"
 
   Scenario: Another caller can neither see nor change a task's push configs
     Given the workspace also has the caller "other-bot"

@@ -110,6 +110,16 @@ def _(world: Any, config: str, token: str) -> None:
     assert create_config(world, id=config, token=token).error is None, world.reply.error
 
 
+@when(parsers.parse('the caller tries to create the push config "{config}" for the task'))
+def _(world: Any, config: str) -> None:
+    create_config(world, id=config)
+
+
+@given(parsers.parse("the server allows {count:d} push configs per task"))
+def _(world: Any, server_factory: Any, count: int) -> None:
+    world.use_server(server_factory(max_push_configs=count))
+
+
 @when(parsers.parse('the caller creates a push config for the task with the URL "{url}"'))
 def _(world: Any, url: str) -> None:
     create_config(world, url=url)
@@ -171,6 +181,11 @@ def _(world: Any, config: str, token: str) -> None:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
     assert reply.error is None, reply.error
     assert [(c["id"], c.get("token")) for c in reply.body["configs"]] == [(config, token)], reply.body
+
+
+@then(parsers.parse('the task has the push configs "{first}" and "{second}"'))
+def _(world: Any, first: str, second: str) -> None:
+    assert sorted(listed_ids(world)) == sorted([first, second])
 
 
 @then(parsers.parse('the error names the push config\'s URL, saying "{why}"'))
