@@ -19,12 +19,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, cast
+from urllib.parse import parse_qsl, urlencode
 
 from blacksheep import Application
 
 from reference_server.bindings.auth import CALLER_KEY
-from reference_server.clientcheck import checks
-from reference_server.clientcheck.exchange import NO_BODY, NOT_JSON, Exchange, classify, is_recorded
+from reference_server.clientcheck import checks, schemas
+from reference_server.clientcheck.exchange import NO_BODY, NOT_JSON, REST, Call, Exchange, classify, is_recorded
 from reference_server.disk import WRITER
 from reference_server.domain.callers import Caller
 from reference_server.settings import Settings
@@ -98,7 +99,7 @@ class Recorder:
             "version": call.version,
             "operation": call.operation,
             "method": call.wire_name,
-            "request": request_record(exchange, call.payload),
+            "request": request_record(exchange, call),
             "response": response_record(exchange),
             "checks": {"violations": [v.as_json() for v in outcome.violations], "uses": outcome.uses,
                        "schemaChecked": outcome.schema_checked},
@@ -113,7 +114,7 @@ def file_name(caller: str | None) -> str:
     return "--".join(re.sub(r"[^A-Za-z0-9._-]", "_", part) for part in (owner, name)) + ".jsonl"
 
 
-def request_record(exchange: Exchange, payload: Any) -> dict[str, Any]:
+def request_record(exchange: Exchange, call: Call) -> dict[str, Any]:
     headers = {}
     for name in KEPT_HEADERS:
         value = exchange.header(name)
@@ -121,11 +122,12 @@ def request_record(exchange: Exchange, payload: Any) -> dict[str, Any]:
             headers[name] = mask_header(name, value)
     record: dict[str, Any] = {"method": exchange.method, "path": exchange.path, "headers": headers}
     if exchange.query:
-        record["query"] = exchange.query
-    if payload is NOT_JSON:
-        record["bodyText"] = exchange.body.decode("utf-8", "replace")
-    elif payload is not NO_BODY:
-        record["body"] = mask(payload)
+        record["query"] = masked_query(exchange.query, query_parameters(call))
+    if call.payload is NOT_JSON:
+        # a body that is not JSON cannot be searched for its secrets: only its size is kept
+        record["bodyBytes"] = len(exchange.body)
+    elif call.payload is not NO_BODY:
+        record["body"] = mask(call.payload)
     return record
 
 
@@ -140,8 +142,26 @@ def response_record(exchange: Exchange) -> dict[str, Any]:
         try:
             record["body"] = mask(json.loads(exchange.response_body))
         except ValueError:
-            record["bodyText"] = exchange.response_body.decode("utf-8", "replace")
+            record["bodyBytes"] = len(exchange.response_body)
     return record
+
+
+def query_parameters(call: Call) -> frozenset[str]:
+    """The query parameters whose values a record keeps, in lower case: A2A-Version, and the fields of the
+    operation's request when its HTTP+JSON route reads them from the query (A2A §11.5); every other value may be
+    a credential a client put in the URL (?key=, ?api_key=, ?token=)."""
+    names = {"a2a-version"}
+    if call.route is not None and call.route.params == "query" and call.version is not None and schemas.available():
+        ref = schemas.request_ref(REST, call.version, call.operation or "", call.wire_name)
+        if ref is not None:
+            names |= {name.lower() for name in schemas.definition(ref).get("properties", {})}
+    return frozenset(names)
+
+
+def masked_query(query: str, kept: frozenset[str]) -> str:
+    """The query string with the value of every parameter not in kept (lower case names) masked."""
+    pairs = parse_qsl(query, keep_blank_values=True)
+    return urlencode([(name, value if name.lower() in kept else MASK) for name, value in pairs], safe="*:,")
 
 
 def sse_events(body: bytes) -> list[dict[str, Any]]:
@@ -160,7 +180,7 @@ def sse_events(body: bytes) -> list[dict[str, Any]]:
         try:
             event: dict[str, Any] = {"data": json.loads(text)}
         except ValueError:
-            event = {"dataText": text}
+            event = {"dataBytes": len(text.encode("utf-8"))}
         if name is not None:
             event["event"] = name
         events.append(event)

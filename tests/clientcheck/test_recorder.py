@@ -6,7 +6,9 @@ import json
 from pathlib import Path
 from typing import Any
 
+import httpx
 from blacksheep import Application
+from support.live import LiveServer, settings_for
 
 from reference_server.app import create_app
 from reference_server.clientcheck.exchange import Exchange
@@ -16,6 +18,7 @@ from reference_server.clientcheck.recorder import (
     file_name,
     sse_events,
 )
+from reference_server.domain.callers import Workspace
 from reference_server.settings import Settings
 
 KEY = "k_secret_key_1234"
@@ -68,10 +71,10 @@ def test_sse_answers_are_recorded_as_events() -> None:
             b'event: error\ndata: {"error":{"code":-32603}}\n\ndata: not json\n\n')
     assert sse_events(body) == [{"data": {"result": {"task": {"id": "t"}}}},
                                 {"data": {"error": {"code": -32603}}, "event": "error"},
-                                {"dataText": "not json"}]
+                                {"dataBytes": 8}]
 
 
-def test_a_stream_and_a_body_that_is_not_json_are_kept_readable(tmp_path: Path) -> None:
+def test_a_stream_is_recorded_masked_and_a_body_that_is_not_json_by_its_size(tmp_path: Path) -> None:
     stream = exchange({"message": {}}, path="/a2a/v1/message:stream", response_type="text/event-stream",
                       raw_response=b'data: {"task":{"id":"t","token":"x"}}\n\n')
     assert json.loads(Recorder(tmp_path).line(stream))["response"]["events"] == [
@@ -79,7 +82,20 @@ def test_a_stream_and_a_body_that_is_not_json_are_kept_readable(tmp_path: Path) 
     broken = Exchange(time=0, method="POST", path="/a2a", query="", headers=(), body=b"{not json", caller=None,
                       status=400, response_headers=(("content-type", "text/plain"),), response_body=b"oops")
     line = json.loads(Recorder(tmp_path).line(broken))
-    assert line["request"]["bodyText"] == "{not json" and line["response"]["bodyText"] == "oops"
+    # what is not JSON cannot be searched for a secret: its size stays, its text does not
+    assert line["request"]["bodyBytes"] == 9 and "body" not in line["request"]
+    assert line["response"] == {"status": 400, "contentType": "text/plain", "bodyBytes": 4}
+
+
+def test_a_query_keeps_the_operations_parameters_and_masks_every_other_value(tmp_path: Path) -> None:
+    listing = Exchange(time=0, method="GET", path="/a2a/v1/tasks", caller="desk/c", body=b"",
+                       query="pageSize=5&A2A-Version=1.0&key=k_in_the_query&api_key=k2&historyLength=1",
+                       headers=(("a2a-version", "1.0"),), status=200)
+    assert json.loads(Recorder(tmp_path).line(listing))["request"]["query"] == (
+        "pageSize=5&A2A-Version=1.0&key=***&api_key=***&historyLength=1")
+    rpc = Exchange(time=0, method="POST", path="/a2a", caller=None, query="token=tok&A2A-Version=1.0",
+                   headers=(), body=b'{"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t"}}')
+    assert json.loads(Recorder(tmp_path).line(rpc))["request"]["query"] == "token=***&A2A-Version=1.0"
 
 
 def test_one_file_per_caller_and_one_for_the_unauthenticated(tmp_path: Path) -> None:
@@ -128,3 +144,46 @@ def test_an_exchange_that_ends_after_the_recorder_closed_is_dropped_quietly(tmp_
     recorder.close()
     recorder.submit(exchange(body))
     assert len((tmp_path / "desk--c.jsonl").read_text().splitlines()) == 1
+
+
+def test_no_credential_reaches_the_record_files(tmp_path: Path) -> None:
+    """Issue 16: every place a credential travels (header, bearer, query, push token, push authentication), in
+    every kind of body (JSON-RPC, HTTP+JSON, not JSON at all), on a live recording server."""
+    key = "k_live_secret_0001"
+    workspace = Workspace(tmp_path / "ws")
+    workspace.callers_file.parent.mkdir(parents=True)
+    workspace.callers_file.write_text(json.dumps([{"name": "rec-bot", "key": key}]))
+    records = tmp_path / "records"
+    live = LiveServer(settings_for(record=records))
+    live.workspaces.add(workspace)
+    live.start()
+    secrets = [key, "tok-live-secret", "cred-live-secret", "k_query_secret"]
+    config = {"url": "https://hooks.example.com/n", "token": "tok-live-secret",
+              "authentication": {"scheme": "Bearer", "credentials": "cred-live-secret"}}
+    try:
+        with httpx.Client(base_url=live.url, timeout=10, headers={"A2A-Version": "1.0"}) as client:
+            sent = client.post("/a2a", headers={"X-API-Key": key}, json={
+                "jsonrpc": "2.0", "id": 1, "method": "SendMessage",
+                "params": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "ask: Why?"}]}}})
+            task_id = sent.json()["result"]["task"]["id"]
+            for headers, query in [({"X-API-Key": key}, ""), ({"Authorization": f"Bearer {key}"}, ""),
+                                   ({}, f"?key={key}&api_key=k_query_secret")]:
+                client.post("/a2a" + query, headers=headers, json={
+                    "jsonrpc": "2.0", "id": 2, "method": "CreateTaskPushNotificationConfig",
+                    "params": {"taskId": task_id, **config}})
+                client.post(f"/a2a/v1/tasks/{task_id}/pushNotificationConfigs" + query, headers=headers,
+                            json={"taskId": task_id, **config})
+                client.get(f"/a2a/v1/tasks/{task_id}/pushNotificationConfigs" + query, headers=headers)
+                # not JSON: the same secrets in a body that cannot be parsed, so cannot be masked field by field
+                broken = json.dumps({"taskId": task_id, **config})[:-1] + ",,"
+                client.post("/a2a" + query, headers={**headers, "Content-Type": "application/json"},
+                            content=broken)
+                client.post(f"/a2a/v1/tasks/{task_id}/pushNotificationConfigs" + query,
+                            headers={**headers, "Content-Type": "application/json"}, content=broken)
+    finally:
+        live.stop()
+    written = "\n".join(path.read_text() for path in sorted(records.iterdir()))
+    assert written.count("\n") >= 16, written[:500]  # every exchange is there
+    assert "CreateTaskPushNotificationConfig" in written and '"bodyBytes"' in written
+    for secret in secrets:
+        assert secret not in written, secret
