@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import itertools
 import math
 import re
 import uuid
@@ -123,11 +124,20 @@ def strip_framing(text: str) -> str:
     return text
 
 
+_WORD_START = re.compile(r"(?<=\s)(?=\S)")
+
+
 def split_chunks(text: str, count: int = 4) -> list[str]:
-    """text in up to count chunks cut at word boundaries (whitespace stays with the word before it)."""
-    words = [w for w in re.split(r"(?<=\s)(?=\S)", text) if w]
-    size = max(1, math.ceil(len(words) / count))
-    return ["".join(words[i:i + size]) for i in range(0, len(words), size)]
+    """text in up to count chunks of about equal length, each cut where a word starts (whitespace stays with the
+    word before it). By position, not by a list of the words: a 4 MB echo made 650,000 strings to count them."""
+    cuts = [0]
+    for k in range(1, count):
+        found = _WORD_START.search(text, max(cuts[-1] + 1, len(text) * k // count))
+        if found is None:
+            break
+        cuts.append(found.start())
+    cuts.append(len(text))
+    return [text[start:end] for start, end in itertools.pairwise(cuts) if end > start]
 
 
 def fill(template: str, values: dict[str, str]) -> str:
