@@ -42,6 +42,9 @@ async def off_loop(function: Callable[..., T], *args: object) -> T:
     return await asyncio.get_running_loop().run_in_executor(THREADS, function, *args)
 
 
+Data = bytes | Callable[[], bytes]  # a write's bytes, or the function that makes them on the writer thread
+
+
 class Writer:
     """One thread that writes files in the order asked for, in batches (design: atomic task files).
 
@@ -51,20 +54,24 @@ class Writer:
     of the cost of durability is shared by every write waiting at that moment. (Not syncfs: its cost grows
     with everything else cached on the file system, and it showed as system time under load.)
     append(): text added to the end of a file (the session journals), never fsynced.
+    The bytes can be a function that makes them, called on the writer thread just before they are written (what it
+    reads must not change meanwhile): then a queued write holds the task or the record, not its bytes.
     """
 
     def __init__(self) -> None:
-        self._queue: list[tuple[Path, bytes, bool, bool, Future[None]]] = []
+        self._queue: list[tuple[Path, Data, bool, bool, Future[None]]] = []
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def replace(self, path: Path, data: bytes, *, durable: bool) -> Future[None]:
+    def replace(self, path: Path, data: Data, *, durable: bool) -> Future[None]:
         return self._put(path, data, durable=durable, append=False)
 
-    def append(self, path: Path, text: str) -> Future[None]:
-        return self._put(path, text.encode("utf-8"), durable=False, append=True)
+    def append(self, path: Path, text: str | Callable[[], str]) -> Future[None]:
+        if isinstance(text, str):
+            return self._put(path, text.encode("utf-8"), durable=False, append=True)
+        return self._put(path, lambda: text().encode("utf-8"), durable=False, append=True)
 
-    def _put(self, path: Path, data: bytes, *, durable: bool, append: bool) -> Future[None]:
+    def _put(self, path: Path, data: Data, *, durable: bool, append: bool) -> Future[None]:
         done: Future[None] = Future()
         with self._ready:
             self._queue.append((path, data, durable, append, done))
@@ -85,20 +92,27 @@ class Writer:
                 self._write(batch)
             except Exception:  # the writer thread must outlive any one batch
                 log.exception("disk writer: a batch of %d writes failed", len(batch))
+            del batch  # not held while the writer waits: a burst's batch can be many MB of task files
 
-    def _write(self, batch: list[tuple[Path, bytes, bool, bool, Future[None]]]) -> None:
+    def _write(self, batch: list[tuple[Path, Data, bool, bool, Future[None]]]) -> None:
         failed: dict[int, BaseException] = {}
         folders: dict[Path, list[int]] = {}  # folders whose renames must be made durable, and by whom
         for n, (path, data, durable, append, _) in enumerate(batch):
             try:
+                # bytes made only now, one write at a time: a burst of large tasks is not all encoded at once
+                ready = data if isinstance(data, bytes) else data()
                 if append:
-                    _append(path, data)
+                    _append(path, ready)
                 else:
-                    _replace(path, data, durable=durable)
+                    _replace(path, ready, durable=durable)
                     if durable:
                         folders.setdefault(path.parent, []).append(n)
             except OSError as error:
                 failed[n] = error
+            except Exception as error:  # a function that could not make its bytes fails its own write only
+                log.exception("disk writer: the bytes for %s could not be made", path)
+                failed[n] = error
+            batch[n] = (path, b"", durable, append, batch[n][4])  # done with: its bytes are let go
         for folder, waiting in folders.items():
             try:
                 _fsync(folder)  # once per folder and batch: the renames of every durable write in it

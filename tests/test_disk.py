@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,32 @@ def test_a_failed_write_fails_its_waiter_and_the_writer_goes_on(tmp_path: Path) 
         failing.result(timeout=10)
     disk.WRITER.replace(tmp_path / "t.json", b"{}", durable=True).result(timeout=10)
     assert (tmp_path / "t.json").read_bytes() == b"{}"
+
+
+def test_bytes_given_as_a_function_are_made_on_the_writer_thread_when_written(tmp_path: Path) -> None:
+    made_on: list[str] = []
+
+    def make() -> bytes:
+        made_on.append(threading.current_thread().name)
+        return b"made late"
+
+    disk.WRITER.replace(tmp_path / "t.json", make, durable=False).result(timeout=10)
+    disk.WRITER.append(tmp_path / "s.jsonl", lambda: "a line\n").result(timeout=10)
+    assert (tmp_path / "t.json").read_bytes() == b"made late"
+    assert (tmp_path / "s.jsonl").read_text() == "a line\n"
+    assert made_on and made_on[0] != threading.current_thread().name
+
+
+def test_a_function_that_cannot_make_its_bytes_fails_only_its_own_write(tmp_path: Path) -> None:
+    def broken() -> bytes:
+        raise ValueError("cannot encode")
+
+    failing = disk.WRITER.replace(tmp_path / "bad.json", broken, durable=True)
+    fine = disk.WRITER.replace(tmp_path / "good.json", b"{}", durable=True)
+    with pytest.raises(ValueError):
+        failing.result(timeout=10)
+    fine.result(timeout=10)
+    assert (tmp_path / "good.json").read_bytes() == b"{}" and not (tmp_path / "bad.json").exists()
 
 
 def test_the_stat_cache_reads_a_file_again_only_when_it_changed(tmp_path: Path,

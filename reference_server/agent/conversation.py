@@ -3,20 +3,48 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from typing import Any
 
 from reference_server.agent.provider import ToolCall
 
 INTERRUPTED = "The run ended before this tool call finished."
-_CHAT_KEYS = ("role", "content", "tool_calls", "tool_call_id")
+# a user message's preamble (Prompt.preamble) travels beside its content, in memory and to the provider
+_CHAT_KEYS = ("role", "content", "preamble", "tool_calls", "tool_call_id")
 
 
-def user_record(prompt: str, message_id: str | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Prompt:
+    """What a run starts from: the text, and a preamble the model reads before it (A2A's framing header).
+
+    Apart in memory, so that the text can be the very string a caller sent: a 4 MB message is then held once, not
+    once in its task and again in the conversation. A session file holds the whole prompt, as one content.
+    """
+
+    text: str
+    preamble: str = ""
+
+    def whole(self) -> str:
+        return f"{self.preamble}\n\n{self.text}" if self.preamble else self.text
+
+
+def user_record(prompt: Prompt, message_id: str | None) -> dict[str, Any]:
     """The record of a user prompt; messageId when the prompt came from a message that had one."""
-    record: dict[str, Any] = {"role": "user", "content": prompt}
+    record: dict[str, Any] = {"role": "user", "content": prompt.text}
+    if prompt.preamble:
+        record["preamble"] = prompt.preamble
     if message_id is not None:
         record["messageId"] = message_id
     return record
+
+
+def as_written(record: dict[str, Any]) -> dict[str, Any]:
+    """A record as its session file holds it: a user prompt's preamble and text are one content there."""
+    if "preamble" not in record:
+        return record
+    written = {k: v for k, v in record.items() if k != "preamble"}
+    written["content"] = Prompt(record["content"], record["preamble"]).whole()
+    return written
 
 
 def assistant_record(text: str, calls: list[ToolCall]) -> dict[str, Any]:

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reference_server.agent.conversation import as_written
 from reference_server.disk import WRITER
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,9 @@ class Journal:
         `written()` waits for every line appended so far.
         """
         stored = {**record, "ts": _now()}
-        self._last = WRITER.append(self.path, json.dumps(stored, ensure_ascii=False) + "\n")
+        # the line is made on the writer thread when its turn comes: a queued line holds the record, not a copy
+        # of its text (a record is never changed once appended)
+        self._last = WRITER.append(self.path, lambda: json.dumps(as_written(stored), ensure_ascii=False) + "\n")
         return stored
 
     async def written(self) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 
+from reference_server.agent.conversation import as_written
 from reference_server.agent.provider import ProviderError, ProviderEvent, ProviderRequest, TextChunk, ToolCall
 from reference_server.agent.tools import Tool
 
@@ -61,6 +62,7 @@ class OpenAICompatibleProvider:
 
 
 def _chat_message(message: dict[str, Any]) -> dict[str, Any]:
+    message = as_written(message)  # a preamble goes before the content: the API takes one text
     if message.get("tool_calls") and not message.get("content"):
         return {**message, "content": None}  # some servers refuse "" next to tool calls
     return message

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.session import AgentSession, SessionFactory
 
 log = logging.getLogger("reference_server.pool")
@@ -64,7 +65,7 @@ class SessionPool:
             self._trim()  # its last run may have grown it past the byte cap
         return entry.session
 
-    def foresight(self, workspace: Path) -> Callable[[str, str | None], bool] | None:
+    def foresight(self, workspace: Path) -> Callable[[Prompt, str | None], bool] | None:
         """SessionFactory.foresight: asked before a session is opened."""
         return self._factory.foresight(workspace)
 

@@ -13,7 +13,8 @@ from reference_server.agent.tools import Tool
 
 @dataclass
 class ProviderRequest:
-    """The conversation so far (OpenAI chat shape: role user/assistant/tool) and what the model may use."""
+    """The conversation so far (OpenAI chat shape: role user/assistant/tool) and what the model may use. A user
+    message may carry a `preamble` beside its `content`: text the model reads first (conversation.Prompt)."""
 
     system_prompt: str
     messages: list[dict[str, Any]]

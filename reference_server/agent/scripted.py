@@ -142,6 +142,9 @@ def split_chunks(text: str, count: int = 4) -> list[str]:
 
 def fill(template: str, values: dict[str, str]) -> str:
     """Replace {name} / {1} with the value of that name; unknown placeholders stay as written."""
+    whole = _PLACEHOLDER.fullmatch(template)
+    if whole is not None:  # "{text}": the value itself, not a copy of it (an echo of 4 MB made one)
+        return values.get(whole.group(1), template)
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 

@@ -13,6 +13,7 @@ from reference_server.agent.bus import EventBus
 from reference_server.agent.context import system_prompt
 from reference_server.agent.conversation import (
     INTERRUPTED,
+    Prompt,
     assistant_record,
     provider_messages,
     tool_record,
@@ -103,9 +104,10 @@ class AgentSession:
         if self.on_growth is not None:
             self.on_growth(delta)
 
-    async def run(self, prompt: str, *, message_id: str | None = None,
+    async def run(self, prompt: str | Prompt, *, message_id: str | None = None,
                   extra_tools: Sequence[Tool] = ()) -> AsyncIterator[SessionEvent]:
         """Run prompt to its end: the session events, the last of them terminal."""
+        prompt = prompt if isinstance(prompt, Prompt) else Prompt(prompt)
         if self.running:
             raise SessionBusy(f"session {self.scope} is already running")
         queue: asyncio.Queue[SessionEvent] = asyncio.Queue()
@@ -149,7 +151,8 @@ class AgentSession:
 def _size_of(record: dict[str, Any]) -> int:
     """About the bytes a record takes in memory: its text, and a little for the rest."""
     content = record.get("content")
-    return 200 + (len(content) if isinstance(content, str) else 0) + len(str(record.get("tool_calls") or ""))
+    return (200 + (len(content) if isinstance(content, str) else 0) + len(record.get("preamble") or "")
+            + len(str(record.get("tool_calls") or "")))
 
 
 class _Run:
@@ -173,7 +176,7 @@ class _Run:
         """The run's chat channel: a send becomes a Sent event, in order with the others."""
         self.emit(item)
 
-    async def drive(self, prompt: str) -> None:
+    async def drive(self, prompt: Prompt) -> None:
         """Play the run and emit exactly one terminal event, whatever happens."""
         try:
             terminal: SessionEvent = await self._play(prompt)
@@ -192,7 +195,7 @@ class _Run:
             log.exception("session %s: the conversation could not be written", self.session.scope)
         self.emit(terminal)
 
-    async def _play(self, prompt: str) -> SessionEvent:
+    async def _play(self, prompt: Prompt) -> SessionEvent:
         await self.session._resume()
         self.session._record(user_record(prompt, self.message_id))
         system = self.session.system_prompt()  # design: context files are read when a run starts
@@ -276,7 +279,7 @@ class SessionFactory:
         self._base_tools = base_tools
         self._on_open = on_open
 
-    def foresight(self, workspace: Path) -> Callable[[str, str | None], bool] | None:
+    def foresight(self, workspace: Path) -> Callable[[Prompt, str | None], bool] | None:
         """How to ask, before a run, whether the run of a prompt (and message id) in workspace will answer with one
         message and nothing else; None when its provider cannot tell (only the scripted one can)."""
         try:
@@ -287,7 +290,8 @@ class SessionFactory:
         if not hasattr(provider, "answers_with_message"):
             return None
         seer = cast(Foresight, provider)
-        return lambda prompt, message_id: seer.answers_with_message(prompt, message_id, workspace)
+        # the provider sees a user message's content (the prompt's text; its preamble beside it)
+        return lambda prompt, message_id: seer.answers_with_message(prompt.text, message_id, workspace)
 
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):

@@ -142,21 +142,21 @@ async def read_body(request: Request, limit: int, timeout: float, limit_name: st
     declared = request.get_first_header(b"Content-Length")
     if declared is not None and declared.isdigit() and int(declared) > limit:
         raise _too_large(int(declared), limit, limit_name)
-    chunks: list[bytes] = []
-    size = 0
+    # one growing buffer, not a list of the pieces as they came: 20 bodies of 4 MB arriving at once were 1,280
+    # pieces of 64 KiB, too small to be given back to the kernel once freed (glibc keeps them in its heap)
+    body = bytearray()
     try:
         async with asyncio.timeout(timeout):
             # blacksheep's stub types stream() as a coroutine; it is an async generator
             async for chunk in request.stream():  # type: ignore[attr-defined]
-                size += len(chunk)
-                if size > limit:
-                    raise _too_large(size, limit, limit_name)
-                chunks.append(chunk)
+                if len(body) + len(chunk) > limit:
+                    raise _too_large(len(body) + len(chunk), limit, limit_name)
+                body += chunk
     except TimeoutError:
         raise BodyTimeout(f"Request body too slow: not all there after {timeout:g} s (A2A__BodyTimeout)") from None
     except MessageAborted:
-        raise BodyAborted(size, declared.decode("latin-1") if declared is not None else None) from None
-    return b"".join(chunks)
+        raise BodyAborted(len(body), declared.decode("latin-1") if declared is not None else None) from None
+    return bytes(body)
 
 
 class BodyAborted(Exception):

@@ -7,6 +7,7 @@ import re
 from datetime import datetime
 from pathlib import Path
 
+from reference_server.agent.conversation import Prompt
 from reference_server.domain.model import Message, Part
 
 WITH_NOTIFIER = "Use notify_owner to tell your owner something, request_input to ask the caller a question."
@@ -22,8 +23,9 @@ def framing_header(caller: str, *, has_notifier: bool) -> str:
     )
 
 
-def build_prompt(caller: str, message: Message, saved_files: list[str], *, has_notifier: bool) -> str:
-    """Header, a blank line, the text parts, the `Files:` line, then data parts as fenced JSON blocks."""
+def build_prompt(caller: str, message: Message, saved_files: list[str], *, has_notifier: bool) -> Prompt:
+    """Header, a blank line, the text parts, the `Files:` line, then data parts as fenced JSON blocks. The header is
+    the prompt's preamble, so that a message of one text part is held once: its text is the prompt's."""
     body: list[str] = [p.text for p in message.parts if p.text is not None]
     if saved_files:
         body.append("Files: " + ", ".join(saved_files))
@@ -31,7 +33,8 @@ def build_prompt(caller: str, message: Message, saved_files: list[str], *, has_n
         if part.kind == "data":
             block = json.dumps(part.data, ensure_ascii=False, indent=2)
             body.append(f"```json\n{block}\n```")
-    return framing_header(caller, has_notifier=has_notifier) + "\n\n" + "\n".join(body)
+    text = body[0] if len(body) == 1 else "\n".join(body)  # one part: its very string, not a copy
+    return Prompt(text, framing_header(caller, has_notifier=has_notifier))
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

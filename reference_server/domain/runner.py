@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from reference_server.agent import events as ev
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.session import AgentSession
 from reference_server.agent.tools import Tool
 from reference_server.disk import off_loop
@@ -55,7 +56,7 @@ class End:
     metadata: dict[str, Any] | None = None
 
 
-Prompt = Callable[[], Awaitable[str]]  # made when the run starts: it may fetch the message's files first
+MakePrompt = Callable[[], Awaitable[Prompt]]  # made when the run starts: it may fetch the message's files first
 
 
 class RunRefused(Exception):
@@ -85,7 +86,9 @@ class TaskRun:
         self._session: AgentSession | None = None
         self._cancel_requested = False
         self._chunks = 0
-        self._partial = ""  # the text streamed so far of the assistant message in progress
+        # the text streamed so far of the assistant message in progress, as its chunks (joined only for a late
+        # subscriber's snapshot: a string grown by += is copied at every chunk)
+        self._partial: list[str] = []
         self._started = time.monotonic()
         self._job: asyncio.Task[None] | None = None  # held so the event loop cannot drop the running task
         self._push = push
@@ -100,7 +103,7 @@ class TaskRun:
         artifacts = list(self.task.artifacts)
         if self._partial:
             # a late subscriber sees the message in progress, so the appends that follow make sense
-            partial = Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(self._partial)], name="response")
+            partial = Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text("".join(self._partial))], name="response")
             artifacts = _with_artifact(artifacts, partial)
         return replace(self.task, artifacts=artifacts, history=list(self.task.history))
 
@@ -119,7 +122,7 @@ class TaskRun:
         must survive a power loss before a client is told, docs/workspace.md)."""
         await self.store.save(self.stored, durable=False)
 
-    def start(self, session: AgentSession | None, prompt: Prompt, message_id: str, tools: Sequence[Tool],
+    def start(self, session: AgentSession | None, prompt: MakePrompt, message_id: str, tools: Sequence[Tool],
               *, failure: str | None = None, direct: bool = False) -> None:
         """Move to working now (so returnImmediately sees it), then run in the background. direct: the answer is
         to be a message; nobody is told of the task, unless the run ends without that message."""
@@ -137,7 +140,7 @@ class TaskRun:
             self._session.abort()
         await self.done.wait()
 
-    async def _drive(self, prompt: Prompt, message_id: str, tools: Sequence[Tool]) -> None:
+    async def _drive(self, prompt: MakePrompt, message_id: str, tools: Sequence[Tool]) -> None:
         assert self._session is not None
         end = End(TaskState.FAILED, agent_message(self.task, UNEXPECTED))
         try:
@@ -240,7 +243,7 @@ class TaskRun:
         self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
                              append=self._chunks > 0)
         self._chunks += 1
-        self._partial += text
+        self._partial.append(text)
 
     def _message_end(self, text: str) -> None:
         if self._chunks:
@@ -250,7 +253,7 @@ class TaskRun:
             self._artifact_event(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"),
                                  last_chunk=True)
         self._chunks = 0
-        self._partial = ""
+        self._partial = []
         if text:
             # design: only the last assistant message's text is kept as the response artifact
             self._put_artifact(Artifact(RESPONSE_ARTIFACT_ID, [Part.of_text(text)], name="response"))

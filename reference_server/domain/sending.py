@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_server.agent.a2a_tools import a2a_tools
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.domain.callers import Caller
@@ -93,11 +94,11 @@ def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
     return Prepared(run, lambda: run.start(None, _no_prompt, inbound.message_id, (), failure=HOP_LIMIT_REACHED))
 
 
-async def _no_prompt() -> str:
-    return ""
+async def _no_prompt() -> Prompt:
+    return Prompt("")
 
 
-Foreseer = Callable[[str, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
+Foreseer = Callable[[Prompt, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
 
 
 def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresight: Foreseer | None,
@@ -114,7 +115,7 @@ def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresigh
         direct = foresight(build_prompt(caller.name, inbound, [], has_notifier=notifier is not None),
                            inbound.message_id)
 
-    async def prompt() -> str:
+    async def prompt() -> Prompt:
         files = await save_inbound_files(caller, inbound, fetcher, max_file_bytes)
         return build_prompt(caller.name, inbound, files, has_notifier=notifier is not None)
 

@@ -13,7 +13,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
@@ -104,7 +104,7 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        data = self._codec.encode(stored)  # encoded now, so later changes to the task are not in this write
+        data = self._encoding(stored)
         async with self._write_lock(stored.task.id):
             await asyncio.wrap_future(WRITER.replace(path, data, durable=durable))
 
@@ -114,7 +114,16 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        WRITER.replace(path, self._codec.encode(stored), durable=False).add_done_callback(_log_failure)
+        WRITER.replace(path, self._encoding(stored), durable=False).add_done_callback(_log_failure)
+
+    def _encoding(self, stored: StoredTask) -> Callable[[], bytes]:
+        """The task file's bytes, made on the writer thread just before they are written, from the task as it is
+        now: a copy of its lists, since a live run goes on changing them (its parts and messages never change)."""
+        task = stored.task
+        now = StoredTask(replace(task, history=list(task.history), artifacts=list(task.artifacts),
+                                 metadata=dict(task.metadata) if task.metadata is not None else None),
+                         stored.caller, list(stored.push_configs))
+        return lambda: self._codec.encode(now)
 
     async def update(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
         """Read the task afresh and, if change(stored) changed it, write it durably, with no write in between."""
@@ -124,7 +133,7 @@ class TaskStore:
         async with self._write_lock(task_id):
             stored = await off_loop(self.read, task_id, caller)
             if stored is not None and change(stored):
-                await asyncio.wrap_future(WRITER.replace(path, self._codec.encode(stored), durable=True))
+                await asyncio.wrap_future(WRITER.replace(path, self._encoding(stored), durable=True))
             return stored
 
     @asynccontextmanager

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator, Awaitable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.events import SessionEvent
 from reference_server.agent.provider import Provider, ProviderEvent, ProviderRequest
 from reference_server.agent.scripted import ScriptedProvider
@@ -27,7 +28,7 @@ def run(awaitable: Awaitable[T]) -> T:
     return asyncio.run(bounded())
 
 
-async def events_of(session: AgentSession, prompt: str, *, message_id: str | None = None,
+async def events_of(session: AgentSession, prompt: str | Prompt, *, message_id: str | None = None,
                     extra_tools: Sequence[Tool] = ()) -> list[SessionEvent]:
     return [e async for e in session.run(prompt, message_id=message_id, extra_tools=extra_tools)]
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.events import (
     Aborted,
     MessageEnd,
@@ -84,6 +85,18 @@ def test_session_runs_a_tool_and_sends_its_result_back(
         {"id": "call_1", "type": "function", "function": {"name": "list_files", "arguments": "{}"}}]}
     assert replay[3] == {"role": "tool", "tool_call_id": "call_1", "content": ".volcanic/\na.txt"}
     _assert_key_never_logged(caplog)
+
+
+def test_a_prompts_preamble_reaches_the_model_before_its_text(workspace: Path) -> None:
+    async def scenario() -> FakeOpenAI:
+        async with FakeOpenAI([Stream([text_chunk("ok")])]) as fake:
+            session = open_session(workspace, OpenAICompatibleProvider(fake.base_url, "m", KEY))
+            await events_of(session, Prompt("Plan a trip", "[A2A message from \"bot\"]"))
+            return fake
+
+    fake = run(scenario())
+    assert fake.received[0].body["messages"][1] == {"role": "user",
+                                                    "content": '[A2A message from "bot"]\n\nPlan a trip'}
 
 
 def test_http_error_fails_the_run_with_a_redacted_message(

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from reference_server.agent.a2a_tools import QUESTION_SENT, a2a_tools
+from reference_server.agent.conversation import Prompt
 from reference_server.agent.events import (
     ArtifactOut,
     Crashed,
@@ -253,7 +254,7 @@ def test_a_reply_rule_is_foreseen_before_the_run(workspace: Path) -> None:
     assert provider.answers_with_message("anything", "tck-message-response-1", workspace)
     assert not provider.answers_with_message("messages", "m-1", workspace)
     foresight = SessionFactory(lambda _: provider).foresight(workspace)
-    assert foresight is not None and foresight("message", None)
+    assert foresight is not None and foresight(Prompt("message", HEADER), None)
     assert collect(session, "hi", message_id="tck-message-response-2") == [
         MessageOut((OutPart(text="Direct hi"),)), MessageEnd(""), Settled()]
     assert collect(session, "message")[0] == MessageOut((OutPart(text="a"), OutPart(data=1, has_data=True)),
@@ -276,7 +277,7 @@ def test_only_a_provider_with_foresight_answers_with_a_message(workspace: Path) 
     write_script(workspace, {"rules": [{"match": "", "turns": [[{"reply": "hi"}]]}]})
 
     scripted = SessionFactory(lambda _: ScriptedProvider()).foresight(workspace)
-    assert scripted is not None and scripted("x", None)
+    assert scripted is not None and scripted(Prompt("x"), None)
     assert SessionFactory(lambda _: Recording()).foresight(workspace) is None
 
 

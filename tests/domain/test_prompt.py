@@ -39,15 +39,18 @@ def test_the_header_without_a_notifier_only_offers_request_input() -> None:
 
 
 def test_the_prompt_is_the_header_a_blank_line_and_the_text() -> None:
-    prompt = build_prompt("travel-bot", message(Part.of_text("Plan a trip")), [], has_notifier=True)
-    assert prompt == WITH_NOTIFIER + "\n\nPlan a trip"
+    text = "Plan a trip"
+    prompt = build_prompt("travel-bot", message(Part.of_text(text)), [], has_notifier=True)
+    assert prompt.whole() == WITH_NOTIFIER + "\n\nPlan a trip"
+    assert (prompt.preamble, prompt.text) == (WITH_NOTIFIER, text)
+    assert prompt.text is text  # one text part: the message's own string, held once
 
 
 def test_text_parts_then_files_then_data_blocks() -> None:
     parts = (Part.of_data({"city": "Lisbon", "nights": 3}), Part.of_text("Here is the plan"),
              Part(raw=b"%PDF", filename="plan.pdf"), Part.of_text("and the map"), Part.of_data(["a", "ü"]))
     files = ["inbox/a2a-travel-bot-20261007-142233-plan.pdf", "inbox/a2a-travel-bot-20261007-142233-map.png"]
-    prompt = build_prompt("travel-bot", message(*parts), files, has_notifier=False)
+    prompt = build_prompt("travel-bot", message(*parts), files, has_notifier=False).whole()
     assert prompt == WITHOUT_NOTIFIER + "\n\n" + "\n".join([
         "Here is the plan",
         "and the map",
@@ -58,7 +61,7 @@ def test_text_parts_then_files_then_data_blocks() -> None:
 
 
 def test_a_null_data_part_is_still_a_block() -> None:
-    prompt = build_prompt("travel-bot", message(Part.of_data(None)), [], has_notifier=True)
+    prompt = build_prompt("travel-bot", message(Part.of_data(None)), [], has_notifier=True).whole()
     assert prompt.endswith("\n\n```json\nnull\n```")
 
 

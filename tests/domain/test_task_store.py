@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import threading
 import uuid
 from collections.abc import Coroutine
 from pathlib import Path
@@ -216,6 +217,28 @@ def test_saves_of_one_task_land_in_the_order_they_were_asked_for(workspace: Work
     run(save_each())
     loaded = run(store.load(stored.task.id, caller.name))
     assert loaded is not None and loaded.task.status.state is TaskState.COMPLETED
+
+
+def test_a_queued_write_holds_the_task_as_it_was_when_saved(workspace: Workspace, caller: Caller) -> None:
+    """The bytes are made on the writer thread when the write's turn comes, from a copy of the task's lists taken at
+    save time: what the run changes meanwhile waits for its own save."""
+    stored = stored_of(caller)
+    store = store_of(workspace)
+    hold = disk.WRITER.replace(workspace.path / "first.bin", lambda: (released.wait(10), b"")[1], durable=False)
+
+    async def save_then_change() -> None:
+        queued = asyncio.ensure_future(store.save(stored, durable=False))
+        await asyncio.sleep(0)  # the save is queued behind the held write
+        stored.task.history.append(Message("m-later", Role.AGENT, [Part.of_text("later")]))
+        stored.task.status = TaskStatus(TaskState.COMPLETED, timestamp=utc_now())
+        released.set()
+        await queued
+
+    released = threading.Event()
+    run(save_then_change())
+    hold.result(timeout=10)
+    on_disk = json.loads((workspace.tasks_dir / f"{stored.task.id}.json").read_text(encoding="utf-8"))
+    assert on_disk["status"]["state"] == "TASK_STATE_WORKING" and len(on_disk["history"]) == 1
 
 
 def test_recover_changes_the_file_as_it_is_now(workspace: Workspace, caller: Caller) -> None:
