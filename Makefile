@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance schemas lint bench fuzz clean client-check
+.PHONY: install js serve test conformance schemas lint bench fuzz clean client-check probe-memory
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -51,6 +51,9 @@ clean:
 
 fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions; prints the counts (make test runs 1,000)
 	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz
+
+probe-memory: $(STAMP)  ## what a gzip bomb, 20 readers and 20 non-readers of a 4 MB echo cost the server in memory
+	$(PY) scripts/probe_memory.py $(ARGS)
 
 bench: $(STAMP)  ## latency and throughput against a server on loopback (timing goals live here, never in tests)
 	$(PY) scripts/bench.py $(ARGS)

@@ -4,11 +4,19 @@ response's headers with the first bytes of its body."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+import socket
+import struct
+from collections.abc import Callable
 from typing import Any
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from reference_server.bindings.http import OUTLET
 from reference_server.settings import Settings
+
+log = logging.getLogger("reference_server.serving")
 
 
 def guarded_protocol(header_seconds: float) -> type[HttpToolsProtocol]:
@@ -17,6 +25,7 @@ def guarded_protocol(header_seconds: float) -> type[HttpToolsProtocol]:
 
     class GuardedHttpToolsProtocol(HttpToolsProtocol):
         _header_timer: asyncio.TimerHandle | None = None
+        _view: HeadersWithBody | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
@@ -32,10 +41,15 @@ def guarded_protocol(header_seconds: float) -> type[HttpToolsProtocol]:
             before = self.cycle
             super().on_headers_complete()
             if self.cycle is not None and self.cycle is not before:  # a new request's cycle (not an upgrade)
-                self.cycle.transport = HeadersWithBody(self.transport, self.loop)  # type: ignore[assignment]
+                view = HeadersWithBody(self.transport, self.loop)
+                self.cycle.transport = view  # type: ignore[assignment]
+                self.cycle.scope[OUTLET] = view  # type: ignore[literal-required]
+                self._view = view
 
         def connection_lost(self, exc: Exception | None) -> None:
             self._disarm()
+            if self._view is not None:
+                self._view.lost()
             super().connection_lost(exc)
 
         def _arm(self) -> None:
@@ -59,7 +73,10 @@ class HeadersWithBody:
     """What a request's response is written to: its status line and headers wait for the first bytes of its body
     and leave with them, in one send instead of two (a loopback send costs ~20 us: with 1,000 streams opened at
     once, that is the headers of the last stream's first event, and every answer pays it). Headers with no body
-    right after them (a stream whose first event is not ready) leave on the loop's next turn all the same."""
+    right after them (a stream whose first event is not ready) leave on the loop's next turn all the same.
+
+    It is also the request's Outlet (bindings/sse.py): how many bytes wait for the client, a stall guard that
+    closes the connection of a client that stops reading, and a call when the connection is lost."""
 
     MERGE_LIMIT = 64 * 1024  # a larger body is not copied to sit behind the headers: two sends then
 
@@ -68,6 +85,10 @@ class HeadersWithBody:
         self._loop = loop
         self._held: bytes | None = None
         self._first = True
+        self._written = 0  # bytes handed to the transport
+        self._lost: list[Callable[[], object]] = []
+        self._gone = False
+        self._stall: _StallGuard | None = None
 
     def write(self, data: bytes) -> None:
         if self._first:  # the response's status line and headers (or a 100 Continue: it leaves as promptly)
@@ -79,13 +100,19 @@ class HeadersWithBody:
         if held is not None and len(data) <= self.MERGE_LIMIT:
             data = held + data
         elif held is not None:
-            self._transport.write(held)
+            self._send(held)
+        self._send(data)
+
+    def _send(self, data: bytes) -> None:
         self._transport.write(data)
+        self._written += len(data)
+        if self._stall is not None:
+            self._stall.watch()
 
     def _flush(self) -> None:
         held, self._held = self._held, None
         if held is not None and not self._transport.is_closing():
-            self._transport.write(held)
+            self._send(held)
 
     def close(self) -> None:
         self._flush()
@@ -93,6 +120,85 @@ class HeadersWithBody:
 
     def is_closing(self) -> bool:
         return self._transport.is_closing()
+
+    # --- the Outlet ---
+
+    @property
+    def gone(self) -> bool:
+        return self._gone
+
+    def unsent(self) -> int:
+        return len(self._held or b"") + self._transport.get_write_buffer_size()
+
+    def taken(self) -> int:
+        """Bytes the client's socket has taken so far."""
+        return self._written - self._transport.get_write_buffer_size()
+
+    def guard_stalls(self, seconds: float) -> None:
+        if self._stall is None:
+            self._stall = _StallGuard(self, seconds, self._loop)
+
+    def on_lost(self, callback: Callable[[], object]) -> None:
+        if self._gone:
+            callback()
+        else:
+            self._lost.append(callback)
+
+    def lost(self) -> None:
+        """The connection is gone (the protocol's connection_lost)."""
+        self._gone = True
+        if self._stall is not None:
+            self._stall.stop()
+        callbacks, self._lost = self._lost, []
+        for callback in callbacks:
+            callback()
+
+    def abort(self) -> None:
+        """Drop the connection: a reset, with what waits for the client thrown away, here and in the kernel (a plain
+        close would leave the kernel sending it to a client that never takes it, and the client none the wiser)."""
+        sock = self._transport.get_extra_info("socket")
+        if sock is not None:
+            with contextlib.suppress(OSError):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        self._transport.abort()  # not close(): that would wait for a buffer the client never takes
+
+
+class _StallGuard:
+    """While bytes wait for the client, a check every `seconds / 4` (at most every second): when the client has
+    taken none of them since `seconds` ago, the connection is aborted (a slow consumer is dropped, as a message
+    broker drops one). No timer runs while nothing waits, so a client that keeps up costs a check per write."""
+
+    def __init__(self, view: HeadersWithBody, seconds: float, loop: asyncio.AbstractEventLoop) -> None:
+        self._view, self._seconds, self._loop = view, seconds, loop
+        self._every = min(1.0, seconds / 4)
+        self._timer: asyncio.TimerHandle | None = None
+        self._taken = view.taken()
+        self._since = loop.time()
+
+    def watch(self) -> None:
+        if self._timer is None and self._view.unsent():
+            self._taken, self._since = self._view.taken(), self._loop.time()
+            self._timer = self._loop.call_later(self._every, self._check)
+
+    def _check(self) -> None:
+        self._timer = None
+        unsent = self._view.unsent()
+        if not unsent:
+            return
+        now, taken = self._loop.time(), self._view.taken()
+        if taken > self._taken:
+            self._taken, self._since = taken, now
+        elif now - self._since >= self._seconds:
+            log.info("a stream's client took none of the %d bytes waiting for it in %g s (A2A__StreamWriteTimeout): "
+                     "its connection is closed", unsent, self._seconds)
+            self._view.abort()
+            return
+        self._timer = self._loop.call_later(self._every, self._check)
+
+    def stop(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
 
 
 def uvicorn_options(settings: Settings) -> dict[str, Any]:

@@ -35,6 +35,8 @@ class Settings:
     max_parts: int = 100
     max_metadata_bytes: int = 64 * 1024
     header_timeout: timedelta = timedelta(seconds=10)
+    stream_write_timeout: timedelta = timedelta(seconds=30)
+    max_unsent_stream_bytes: int = 1024 * 1024
     body_timeout: timedelta = timedelta(seconds=30)
     scope_prefix: str = "reference"
     provider_base_url: str | None = None
@@ -181,6 +183,10 @@ KEYS: tuple[_Key, ...] = (
          _A_TIMESPAN, "close a connection whose request headers take longer"),
     _Key("body_timeout", "BodyTimeout", "--body-timeout", _parse_timespan,
          _A_TIMESPAN, "refuse a request whose body takes longer (HTTP 408)"),
+    _Key("stream_write_timeout", "StreamWriteTimeout", "--stream-write-timeout", _parse_timespan, _A_TIMESPAN,
+         "close a stream whose client takes none of the bytes waiting for it for this long"),
+    _Key("max_unsent_stream_bytes", "MaxUnsentStreamBytes", "--max-unsent-stream-bytes", _parse_positive_int,
+         _BYTES, "framed events a stream holds for a client that reads slower than they come"),
     _Key("max_parts", "MaxParts", "--max-parts", _parse_positive_int, _COUNT,
          "parts one message may have"),
     _Key("max_metadata_bytes", "MaxMetadataBytes", "--max-metadata-bytes", _parse_positive_int,

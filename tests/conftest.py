@@ -7,7 +7,7 @@ import json
 import secrets
 import shutil
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,6 +138,7 @@ class World:
     tasks: dict[str, str] = field(default_factory=dict)  # label → task id
     context_id: str | None = None
     notes: dict[str, Any] = field(default_factory=dict)
+    cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
 
     def client(self, *, version: str | None = None) -> A2AClient:
         """A client for this scenario's protocol, caller key and A2A-Version choices."""
@@ -170,6 +171,8 @@ def world(server_factory: Any, protocol: Protocol) -> Iterator[World]:
     _ROOTS.append(root)
     world = World(server, protocol, httpx.Client(base_url=server.url, timeout=30), root)
     yield world
+    for cleanup in world.cleanups:
+        cleanup()
     world.http.close()
     for workspace in world.workspaces.values():
         world.server.workspaces.remove(workspace)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import socket
@@ -140,6 +141,8 @@ class RecordingTransport:
     def __init__(self) -> None:
         self.sent: list[bytes] = []
         self.closed = False
+        self.aborted = False
+        self.buffered = 0  # bytes the "socket" has not taken
 
     def write(self, data: bytes) -> None:
         self.sent.append(data)
@@ -147,8 +150,17 @@ class RecordingTransport:
     def close(self) -> None:
         self.closed = True
 
+    def abort(self) -> None:
+        self.aborted = self.closed = True
+
+    def get_extra_info(self, name: str) -> None:
+        return None
+
     def is_closing(self) -> bool:
         return self.closed
+
+    def get_write_buffer_size(self) -> int:
+        return self.buffered
 
 
 def written(*writes: bytes, close: bool = False) -> tuple[list[bytes], list[bytes]]:
@@ -187,3 +199,110 @@ def test_a_large_body_is_not_copied_behind_the_headers() -> None:
 def test_closing_sends_held_headers_first() -> None:
     at_once, later = written(b"HTTP/1.1 500 Internal Server Error\r\n\r\n", close=True)
     assert at_once == later == [b"HTTP/1.1 500 Internal Server Error\r\n\r\n"]
+
+
+def test_a_view_tells_what_waits_for_its_client_and_when_its_connection_is_lost() -> None:
+    async def main() -> None:
+        transport = RecordingTransport()
+        view = HeadersWithBody(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        lost: list[str] = []
+        view.on_lost(lambda: lost.append("first"))
+        view.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        assert view.unsent() == len(b"HTTP/1.1 200 OK\r\n\r\n")  # headers held for the body count too
+        view.write(b"data: 1\n\n")
+        transport.buffered = 5
+        assert (view.unsent(), view.taken(), view.gone) == (5, len(b"HTTP/1.1 200 OK\r\n\r\ndata: 1\n\n") - 5, False)
+        view.lost()
+        view.on_lost(lambda: lost.append("late"))  # after the loss: called at once
+        assert view.gone and lost == ["first", "late"]
+
+    asyncio.run(main())
+
+
+def test_the_stall_guard_aborts_a_connection_whose_client_takes_nothing() -> None:
+    async def main() -> tuple[bool, bool]:
+        transport = RecordingTransport()
+        view = HeadersWithBody(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        view.guard_stalls(0.2)
+        view.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        transport.buffered = 100  # the client stopped reading: 100 bytes wait
+        view.write(b"x" * 100)
+        await asyncio.sleep(0.1)
+        early = transport.aborted
+        while not transport.aborted:  # bounded by the test's wait_for
+            await asyncio.sleep(0.05)
+        return early, transport.aborted
+
+    early, aborted = asyncio.run(asyncio.wait_for(main(), 5))
+    assert not early and aborted
+
+
+def test_the_stall_guard_spares_a_client_that_keeps_taking() -> None:
+    async def main() -> bool:
+        transport = RecordingTransport()
+        view = HeadersWithBody(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+        view.guard_stalls(0.2)
+        view.write(b"HTTP/1.1 200 OK\r\n\r\n")
+        transport.buffered = 1000
+        view.write(b"x" * 1000)
+        for _ in range(10):  # 0.5 s, more than twice the timeout: the client takes 50 bytes every 50 ms
+            await asyncio.sleep(0.05)
+            transport.buffered -= 50
+        return transport.aborted
+
+    assert asyncio.run(asyncio.wait_for(main(), 5)) is False
+
+
+def long_text(size: int) -> str:
+    words = ("alpha", "beta", "gamma", "delta", "epsilon")
+    return " ".join(words[n % 5] for n in range(size // 5))[:size]
+
+
+def test_a_stream_whose_client_stops_reading_is_closed_and_its_task_still_ends_whole(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    workspace = Workspace(tmp_path / "ws")
+    workspace.callers_file.parent.mkdir(parents=True)
+    workspace.callers_file.write_text(json.dumps([{"name": "slow-bot", "key": KEY}]))
+    live = LiveServer(settings_for(stream_write_timeout=timedelta(seconds=0.5), max_unsent_stream_bytes=64 * 1024))
+    live.workspaces.add(workspace)
+    live.start()
+    text = long_text(3_000_000)  # the stream is twice that: the task with the message, then its echo
+    body = json.dumps({"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": text}]}}).encode()
+    head = (f"POST /a2a/v1/message:stream HTTP/1.1\r\nHost: x\r\nX-API-Key: {KEY}\r\nA2A-Version: 1.0\r\n"
+            f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n")
+    try:
+        sock = socket.socket()
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # the kernel takes little for a non-reader
+        sock.connect(("127.0.0.1", int(live.url.rsplit(":", 1)[1])))
+        sock.sendall(head.encode() + body)
+        deadline = time.monotonic() + 15
+        while "took none of the" not in caplog.text and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert "took none of the" in caplog.text, "the server kept the stream of a client that reads nothing"
+        received = 0
+        sock.settimeout(5)
+        with contextlib.suppress(ConnectionResetError):
+            while chunk := sock.recv(1 << 20):
+                received += len(chunk)
+        sock.close()
+        assert received < len(text), f"the client got {received} bytes: it was not cut off"
+        task_file = wait_for_task_file(workspace, "TASK_STATE_COMPLETED")
+        (artifact,) = task_file["artifacts"]
+        assert artifact["parts"] == [{"text": text}]  # the run went on to its end: the task file is whole
+    finally:
+        live.stop()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+    assert KEY not in caplog.text
+
+
+def wait_for_task_file(workspace: Workspace, state: str) -> dict[str, object]:
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        for path in workspace.tasks_dir.glob("*.json"):
+            with contextlib.suppress(ValueError):
+                task = json.loads(path.read_text())
+                if task["status"]["state"] == state:
+                    return task  # type: ignore[no-any-return]
+        time.sleep(0.05)
+    raise AssertionError(f"no task file says {state}: {[p.name for p in workspace.tasks_dir.glob('*')]}")

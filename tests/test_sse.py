@@ -25,7 +25,7 @@ class FakeRequest:
 def collect(events: AsyncIterator[Any], request: FakeRequest, heartbeat: float) -> list[bytes]:
     async def run() -> list[bytes]:
         chunks = sse._rest_of_stream(request, events, lambda e: {"e": e}, lambda e: {"error": e.message},  # type: ignore[arg-type]
-                                     heartbeat=heartbeat)
+                                     max_unsent=1 << 20, heartbeat=heartbeat)
         return [chunk async for chunk in chunks]
 
     return asyncio.run(asyncio.wait_for(run(), 10))
@@ -61,3 +61,97 @@ def test_a_silence_brings_keep_alives_until_the_client_is_gone() -> None:
     chunks = collect(then_silence(1), request, heartbeat=0.05)
     assert chunks == [b'data: {"e":1}\n\n', b": keep-alive\n\n", b": keep-alive\n\n"]
     assert request.asked == 3  # the third silence found the client gone, and the stream ended there
+
+
+def test_a_frame_larger_than_a_piece_leaves_in_pieces_of_that_size() -> None:
+    frame = bytes(range(256)) * (sse.PIECE_BYTES // 256 * 2 + 1)
+    cut = list(sse.pieces(frame))
+    assert [len(piece) for piece in cut] == [sse.PIECE_BYTES, sse.PIECE_BYTES, 256]
+    assert b"".join(cut) == frame
+    assert list(sse.pieces(b"data: {}\n\n")) == [b"data: {}\n\n"]
+
+
+class FakeOutlet:
+    """An Outlet whose connection the test loses."""
+
+    def __init__(self) -> None:
+        self.callbacks: list[Any] = []
+        self.gone = False
+
+    def unsent(self) -> int:
+        return 0
+
+    def guard_stalls(self, seconds: float) -> None:
+        pass
+
+    def on_lost(self, callback: Any) -> None:
+        self.callbacks.append(callback)
+
+    def lose(self) -> None:
+        self.gone = True
+        for callback in self.callbacks:
+            callback()
+
+
+class Follower:
+    """Events as a task's follower gives them: as many as are asked for, counting them; closed when it leaves."""
+
+    def __init__(self) -> None:
+        self.pulled = 0
+        self.closed = False
+
+    def __aiter__(self) -> Follower:
+        return self
+
+    async def __anext__(self) -> int:
+        self.pulled += 1
+        await asyncio.sleep(0)
+        return self.pulled
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def test_a_stream_takes_no_more_events_than_its_cap_while_its_client_reads_none() -> None:
+    async def run() -> tuple[int, int, int]:
+        follower, outlet = Follower(), FakeOutlet()
+        chunks = sse._rest_of_stream(FakeRequest(gone_after=0), follower, lambda e: {"e": e},  # type: ignore[arg-type]
+                                     lambda e: {}, max_unsent=100, outlet=outlet, heartbeat=60)
+        first = await anext(chunks)  # the client takes one write, then reads nothing more
+        for _ in range(1000):  # turns enough for the pump to frame 1,000 events, were it not held back
+            await asyncio.sleep(0)
+        held = follower.pulled
+        outlet.lose()
+        rest = [chunk async for chunk in chunks]
+        return len(first), held, len(rest)
+
+    first, held, rest = asyncio.run(asyncio.wait_for(run(), 10))
+    frame = len(b'data: {"e":10}\n\n')
+    assert first <= sse.COALESCE_BYTES
+    assert held * frame <= first + 100 + 2 * frame, f"{held} events taken from the follower"
+    assert rest == 0  # a lost connection ends the stream at once, with nothing more framed
+
+
+def test_a_lost_connection_ends_the_stream_and_its_follower_leaves() -> None:
+    async def run() -> tuple[list[bytes], bool]:
+        outlet = FakeOutlet()
+        follower = then_silence(1)
+        closed = False
+
+        async def watched() -> AsyncIterator[Any]:
+            nonlocal closed
+            try:
+                async for event in follower:
+                    yield event
+            finally:
+                closed = True
+
+        chunks = sse._rest_of_stream(FakeRequest(gone_after=0), watched(), lambda e: {"e": e},  # type: ignore[arg-type]
+                                     lambda e: {}, max_unsent=1 << 20, outlet=outlet, heartbeat=60)
+        got = [await anext(chunks)]
+        outlet.lose()
+        got += [chunk async for chunk in chunks]
+        return got, closed
+
+    got, closed = asyncio.run(asyncio.wait_for(run(), 10))
+    assert got == [b'data: {"e":1}\n\n'] and closed

@@ -8,7 +8,7 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol, cast
 
 from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
@@ -33,6 +33,37 @@ _ENCODER = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 
 def dumps(body: Any) -> bytes:
     return _ENCODER.encode(body).encode("utf-8")
+
+
+# the ASGI scope key under which the server's HTTP protocol (serving.py) hands each request its Outlet
+OUTLET = "reference_server.outlet"
+
+
+class Outlet(Protocol):
+    """What the HTTP protocol under a request tells of its connection (serving.HeadersWithBody is one)."""
+
+    @property
+    def gone(self) -> bool:
+        """Whether the connection is lost."""
+        ...
+
+    def unsent(self) -> int:
+        """Bytes written for this connection that its client has not taken yet."""
+        ...
+
+    def guard_stalls(self, seconds: float) -> None:
+        """From now on, close the connection at once when bytes wait for the client and it takes none of them for
+        `seconds` (after the stream's end too: the last bytes are not held forever by a client that never reads)."""
+        ...
+
+    def on_lost(self, callback: Callable[[], object]) -> None:
+        """Call callback once when the connection is lost (its client left, or it was closed as stalled)."""
+        ...
+
+
+def outlet_of(request: Request) -> Outlet | None:
+    """The request's Outlet; None when it is served by another HTTP protocol than the server's own."""
+    return cast(dict[str, Any], request.scope).get(OUTLET)
 
 
 MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)

@@ -63,6 +63,7 @@ async def _stream(request: Request, scope: Scope, operation: Operation, raw_para
             lambda event: _result(request_id, operation.encode(event, params)),
             lambda error: jsonrpc_error(error, request_id),
             scope.service.lane,
+            scope.settings,
         )
     except A2AError as error:
         if version != V0_3:

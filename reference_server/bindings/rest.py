@@ -103,6 +103,7 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                     lambda event: operation.encode(event, params),
                     lambda error: rest_error(_in_version(error, version))[1],
                     scope.service.lane,
+                    scope.settings,
                 )
             result = await operation.call(scope, params)
             return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])

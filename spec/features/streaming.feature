@@ -126,6 +126,22 @@ Feature: A task streams its run: the task, then its updates, until it ends
     And the caller subscribes to the task
     Then the stream holds only the task input-required
 
+  # --- a client that stops reading ---
+
+  # our decision, like a message broker's with a slow consumer: a stream holds at most A2A__MaxUnsentStreamBytes
+  # for its client, and a client that takes nothing for A2A__StreamWriteTimeout is dropped; the run goes on
+  @v0_3
+  Scenario: A stalled subscriber is dropped while the others get every event
+    Given the server drops a stream whose client takes nothing for 1 second
+    And the workspace's script answers "long answer" with 8 MB of text after a pause
+    When the caller sends "long answer" without waiting
+    And a subscriber follows the task and stops reading after its first event
+    And two subscribers follow the task at once
+    Then the server drops the subscriber that stopped reading within 10 seconds
+    And both streams start with the task working and end with the task completed
+    And each subscriber rebuilds the whole long answer
+    And the task's response artifact holds the whole long answer
+
   # --- refusals before the first event ---
 
   @Subscribe_TerminalTask_Unsupported @v0_3

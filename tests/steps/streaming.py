@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
+import struct
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -228,6 +231,84 @@ def _(world: Any, question: str) -> None:
                                                      {"tool": "request_input", "args": {"question": question}}]]},
         {"match": "", "turns": [[{"say": "{text}"}]]},
     ]})
+
+
+@given(parsers.parse("the server drops a stream whose client takes nothing for {seconds:d} second"))
+def _(world: Any, server_factory: Any, seconds: int) -> None:
+    world.use_server(server_factory(stream_write_timeout=timedelta(seconds=seconds)))
+
+
+@given(parsers.parse('the workspace\'s script answers "{command}" with {megabytes:d} MB of text after a pause'))
+def _(world: Any, command: str, megabytes: int) -> None:
+    # a run that is still live when the subscribers come, and then says more than any socket buffer holds
+    answer = " ".join(f"word{n}" for n in range(megabytes * 1024 * 1024 // 8))
+    world.notes["long answer"] = answer
+    write_json(workspace_of(world).a2a_dir / "script.json", {"rules": [
+        {"match": f"(?i)^{command}$", "turns": [[{"say": "One moment."}, {"pause": 2}, {"say": answer}]]},
+        {"match": "", "turns": [[{"say": "{text}"}]]},
+    ]})
+
+
+class StoppedReader:
+    """A subscription whose client reads its first event and then nothing more, on a socket whose kernel buffer
+    is small, as for a client that hung: whatever the server sends beyond that waits on the server's side."""
+
+    def __init__(self, world: Any) -> None:
+        request = world.client().stream_request("SubscribeToTask", {"id": task_id(world)})
+        host, port = request.url.host, request.url.port
+        self.sock = socket.socket()
+        self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        self.sock.settimeout(FOLLOW_SECONDS)
+        self.sock.connect((host, port))
+        head = f"{request.method} {request.url.raw_path.decode()} HTTP/1.1\r\n" + "".join(
+            f"{name}: {value}\r\n" for name, value in request.headers.items())
+        self.sock.sendall(head.encode() + b"\r\n" + request.read())
+        received = b""
+        while b"\r\n\r\n" not in received or b"\n\n" not in received.partition(b"\r\n\r\n")[2]:
+            chunk = self.sock.recv(4096)
+            assert chunk, f"the subscription ended before its first event: {received[:300]!r}"
+            received += chunk
+        assert received.startswith(b"HTTP/1.1 200"), received[:300]
+
+    def dropped(self) -> bool:
+        """Whether the server has closed this connection (TCP_INFO's state is no longer ESTABLISHED)."""
+        state = struct.unpack("B", self.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 1))[0]
+        return state != 1
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@when("a subscriber follows the task and stops reading after its first event")
+def _(world: Any) -> None:
+    reader = world.notes["stopped reader"] = StoppedReader(world)
+    world.cleanups.append(reader.close)
+
+
+@then(parsers.parse("the server drops the subscriber that stopped reading within {seconds:d} seconds"))
+def _(world: Any, seconds: int) -> None:
+    reader: StoppedReader = world.notes["stopped reader"]
+    deadline = time.monotonic() + seconds
+    while not reader.dropped() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert reader.dropped(), f"the connection of a client that reads nothing is still open after {seconds} s"
+
+
+@then("each subscriber rebuilds the whole long answer")
+def _(world: Any) -> None:
+    answer = world.notes["long answer"]
+    for stream in subscriber_streams(world):
+        rebuilt = rebuilt_artifacts(stream.events)
+        assert rebuilt.get("response", "").endswith(answer), f"{len(rebuilt.get('response', ''))} characters"
+
+
+@then("the task's response artifact holds the whole long answer")
+def _(world: Any) -> None:
+    reply = world.client().call("GetTask", {"id": task_id(world)})
+    assert reply.error is None, reply.error
+    (artifact,) = [a for a in reply.body["artifacts"] if a["artifactId"] == "response"]
+    text = "".join(p.get("text", "") for p in artifact["parts"])
+    assert text.endswith(world.notes["long answer"]), f"{len(text)} characters"
 
 
 # --- the order of events ---

@@ -136,13 +136,24 @@ class A2AClient:
 
     def stream(self, operation: str, params: dict[str, Any], *, on_event: OnEvent | None = None) -> StreamReply:
         """A stream read to its end; on_event sees each event (1.0 shape) as it arrives."""
+        verb, url, kwargs, request_id = self._stream_call(operation, params)
+        return self.sse(verb, url, kwargs, request_id=request_id, on_event=on_event)
+
+    def stream_request(self, operation: str, params: dict[str, Any]) -> httpx.Request:
+        """The request stream() would send, built but not sent: for a client that misbehaves on purpose."""
+        verb, url, kwargs, _ = self._stream_call(operation, params)
+        return self.http.build_request(verb, self.url(url), headers={**self.headers(), "Accept": "text/event-stream"},
+                                       **kwargs)
+
+    def _stream_call(self, operation: str, params: dict[str, Any]) -> tuple[str, str, dict[str, Any], Any]:
+        """verb, path, httpx arguments and JSON-RPC id of a streaming call."""
         if self.binding == "rest":
             verb, path, placement, _ = self._route(operation)
             url, rest_params = _fill(path, self._rest_params(operation, params))
             kwargs = {"json": rest_params} if placement == "body" else {"params": rest_params}
-            return self.sse(verb, self.rest_prefix + url, kwargs, request_id=None, on_event=on_event)
+            return verb, self.rest_prefix + url, kwargs, None
         _, body, request_id = self._envelope(operation, params)
-        return self.sse("POST", self.jsonrpc_path, {"json": body}, request_id=request_id, on_event=on_event)
+        return "POST", self.jsonrpc_path, {"json": body}, request_id
 
     # --- JSON-RPC ---
 
