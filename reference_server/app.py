@@ -21,7 +21,7 @@ from reference_server.agent.provider import Provider
 from reference_server.agent.session import AgentSession, SessionFactory
 from reference_server.bindings import jsonrpc, push_receiver, rest
 from reference_server.bindings.auth import authenticated, caller_of
-from reference_server.bindings.http import dumps, end_aborted_bodies
+from reference_server.bindings.http import dumps, end_when_client_gone
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
@@ -87,7 +87,7 @@ def create_app(
 
         recorder = Recorder(settings.record, settings.max_json_depth)
         app = RecordingApplication(recorder, router=Router())
-    app.middlewares.append(end_aborted_bodies)
+    app.middlewares.append(end_when_client_gone)
     if not settings.enabled:
         return _switched_off(app, outbound)
     factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)

@@ -12,6 +12,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -37,9 +38,20 @@ THREADS = ThreadPoolExecutor(max_workers=4, thread_name_prefix="disk", initializ
 RACY_NS = 50_000_000
 
 
+# How the work of the request being served learns that its client is gone: on_gone(callback) calls callback then.
+# Set (bindings/http.unless_gone) only around work whose one effect is its answer, such as GetTask or ListTasks.
+ON_GONE: ContextVar[Callable[[Callable[[], object]], None] | None] = ContextVar("on_gone", default=None)
+
+
 async def off_loop(function: Callable[..., T], *args: object) -> T:
-    """Run a blocking function on a disk thread and wait for it without blocking the event loop."""
-    return await asyncio.get_running_loop().run_in_executor(THREADS, function, *args)
+    """Run a blocking function on a disk thread and wait for it without blocking the event loop. Within ON_GONE,
+    a read whose client leaves is dropped if it has not started yet (a burst of abandoned listings then does not
+    queue on the disk threads), and the wait for it ends at once with CancelledError."""
+    future = asyncio.get_running_loop().run_in_executor(THREADS, function, *args)
+    on_gone = ON_GONE.get()
+    if on_gone is not None:
+        on_gone(future.cancel)
+    return await future
 
 
 Data = bytes | Callable[[], bytes]  # a write's bytes, or the function that makes them on the writer thread

@@ -7,16 +7,20 @@ import contextlib
 import json
 import logging
 import socket
+import threading
 import time
 from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from support.live import LiveServer, settings_for
 
+from reference_server.disk import THREADS
 from reference_server.domain.callers import Workspace
+from reference_server.domain.task_store import TaskStore
 from reference_server.serving import HeadersWithBody
 
 KEY = "k_slow-client-test"
@@ -306,3 +310,46 @@ def wait_for_task_file(workspace: Workspace, state: str) -> dict[str, object]:
                     return task  # type: ignore[no-any-return]
         time.sleep(0.05)
     raise AssertionError(f"no task file says {state}: {[p.name for p in workspace.tasks_dir.glob('*')]}")
+
+
+def test_listings_whose_clients_left_are_dropped_before_they_start(
+        server: LiveServer, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG)
+    started, release = threading.Semaphore(0), threading.Event()
+    calls = 0
+    real = TaskStore.listing
+
+    def slow_listing(self: TaskStore, *args: Any) -> Any:  # a disk that takes its time
+        nonlocal calls
+        calls += 1
+        started.release()
+        release.wait(10)
+        return real(self, *args)
+
+    monkeypatch.setattr(TaskStore, "listing", slow_listing)
+    request = (f"GET /a2a/v1/tasks HTTP/1.1\r\nHost: x\r\nX-API-Key: {KEY}\r\nA2A-Version: 1.0\r\n\r\n").encode()
+    sockets = []
+    try:
+        for _ in range(THREADS._max_workers + 6):  # every disk thread busy, and six listings waiting for one
+            sock = connect(server)
+            sock.sendall(request)
+            sockets.append(sock)
+        for _ in range(THREADS._max_workers):
+            assert started.acquire(timeout=10)
+        deadline = time.monotonic() + 10
+        while THREADS._work_queue.qsize() < 6 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert THREADS._work_queue.qsize() == 6
+        for sock in sockets:
+            sock.close()  # every client leaves
+        deadline = time.monotonic() + 10
+        while caplog.text.count("before its answer") < len(sockets) and time.monotonic() < deadline:
+            time.sleep(0.01)
+    finally:
+        release.set()
+    assert caplog.text.count("before its answer") == len(sockets)
+    deadline = time.monotonic() + 5
+    while THREADS._work_queue.qsize() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert calls == THREADS._max_workers  # the six that had not started never ran
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []

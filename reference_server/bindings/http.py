@@ -8,13 +8,16 @@ import logging
 import math
 import re
 from collections.abc import Awaitable, Callable
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, TypeVar, cast
 
 from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
+from reference_server.disk import ON_GONE
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.settings import Settings
+
+T = TypeVar("T")
 
 A2A_JSON = b"application/a2a+json"
 JSON = b"application/json"
@@ -64,6 +67,29 @@ class Outlet(Protocol):
 def outlet_of(request: Request) -> Outlet | None:
     """The request's Outlet; None when it is served by another HTTP protocol than the server's own."""
     return cast(dict[str, Any], request.scope).get(OUTLET)
+
+
+class ClientGone(Exception):
+    """The client left before its answer: what was being read for it was dropped, and nobody reads an answer."""
+
+
+async def unless_gone(request: Request, work: Awaitable[T]) -> T:
+    """The result of work, whose disk reads (disk.off_loop) stop when the request's client leaves: then ClientGone.
+    Only for work whose one effect is its answer (GetTask, ListTasks): the server's protocol already knows of a
+    lost connection, so a read costs one callback, and a request nothing more."""
+    outlet = outlet_of(request)
+    if outlet is None:
+        return await work
+    token = ON_GONE.set(outlet.on_lost)
+    try:
+        return await work
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if outlet.gone and task is not None and not task.cancelling():  # not a shutdown: the client's leaving
+            raise ClientGone() from None
+        raise
+    finally:
+        ON_GONE.reset(token)
 
 
 MAX_INT_DIGITS = 100  # the digits of one JSON integer (Python refuses more than 4,300 digits; A2A needs ~20)
@@ -200,10 +226,11 @@ class BodyAborted(Exception):
         self.declared = declared
 
 
-async def end_aborted_bodies(request: Request, handler: Callable[[Request], Awaitable[Response]]) -> Response:
-    """The middleware of every binding, the auth gate and the push receiver: a body the client aborted is an
-    ordinary end, one INFO line without a traceback (BlackSheep would log an ERROR with one, or, for an exception
-    handler of ours, a line of its own with the whole URL), and an answer nobody reads."""
+async def end_when_client_gone(request: Request, handler: Callable[[Request], Awaitable[Response]]) -> Response:
+    """The middleware of every binding, the auth gate and the push receiver: a client that leaves is an ordinary
+    end, one line without a traceback (BlackSheep would log an ERROR with one, or, for an exception handler of
+    ours, a line of its own with the whole URL), and an answer nobody reads. A body the client aborted is said
+    at INFO; a read dropped because its client left (unless_gone), at DEBUG."""
     try:
         return await handler(request)
     except BodyAborted as aborted:
@@ -211,6 +238,10 @@ async def end_aborted_bodies(request: Request, handler: Callable[[Request], Awai
         said = f"after {aborted.received}{of} bytes of its body"
     except MessageAborted:  # BlackSheep's own, from a read that is not read_body's
         said = "before its whole body arrived"
+    except ClientGone:
+        log.debug("%s %s: the client closed the connection before its answer; its reads were dropped",
+                  request.method, request.path)
+        return Response(499, None, None)
     log.info("%s %s: the client closed the connection %s; nothing was done", request.method, request.path, said)
     return Response(400, None, None)
 

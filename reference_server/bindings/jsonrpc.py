@@ -8,7 +8,7 @@ from typing import Any
 from blacksheep import Request, Response
 
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
-from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version
+from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.sse import one_event_stream, stream_response
 from reference_server.domain.errors import (
@@ -44,7 +44,8 @@ async def handle(request: Request, scope: Scope) -> Response:
         if operation.streaming:
             return await _stream(request, scope, operation, envelope.params, request_id, version)
         params = operation.decode(_params(envelope.params))
-        result = await operation.call(scope, params)
+        call = operation.call(scope, params)
+        result = await (unless_gone(request, call) if operation.answer_only else call)
         return json_response(_result(request_id, operation.encode(result, params)))
     except A2AError as error:
         return error_response(_in_version(error, version), request_id)

@@ -30,10 +30,14 @@ Encode = Callable[[Any, Any], Any]  # (result, decoded params) -> wire JSON
 
 @dataclass(frozen=True)
 class Operation:
+    """decode, call, encode. answer_only: the call's one effect is its answer, so its disk reads stop when the
+    client leaves (bindings/http.unless_gone)."""
+
     decode: Callable[[Any], Any]
     call: Call
     encode: Encode
     streaming: bool = False
+    answer_only: bool = False
 
 
 def _params_object(params: Any) -> Any:
@@ -122,10 +126,11 @@ def _as_is(result: Any, params: Any) -> Any:
 V1_OPERATIONS: dict[str, Operation] = {
     "SendMessage": Operation(v1.decode_send_request, _send, _of(v1.encode_send_response)),
     "SendStreamingMessage": Operation(v1.decode_send_request, _stream, _of(v1.encode_stream_event), streaming=True),
-    "GetTask": Operation(v1.decode_get_task, _get, _of(v1.encode_task)),
+    "GetTask": Operation(v1.decode_get_task, _get, _of(v1.encode_task), answer_only=True),
     "ListTasks": Operation(
         v1.decode_list_tasks, _list,
         lambda r, p: v1.encode_task_page(r, history_length=None, include_artifacts=p.include_artifacts),
+        answer_only=True,
     ),
     "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v1.encode_task)),
     "SubscribeToTask": Operation(v1.decode_task_id, _subscribe, _of(v1.encode_stream_event), streaming=True),
@@ -141,7 +146,7 @@ V1_OPERATIONS: dict[str, Operation] = {
 V03_OPERATIONS: dict[str, Operation] = {
     "message/send": Operation(v03.decode_send_params, _send, _of(v03.encode_send_result)),
     "message/stream": Operation(v03.decode_send_params, _stream, _of(v03.encode_stream_event), streaming=True),
-    "tasks/get": Operation(v03.decode_task_query, _get, _of(v03.encode_task)),
+    "tasks/get": Operation(v03.decode_task_query, _get, _of(v03.encode_task), answer_only=True),
     "tasks/cancel": Operation(v03.decode_task_id_params, _cancel, _of(v03.encode_task)),
     # a subscription goes on through input-required: only a terminal status update is final
     "tasks/resubscribe": Operation(v03.decode_task_id_params, _subscribe,
@@ -161,7 +166,7 @@ V03_REST_OPERATIONS: dict[str, Operation] = {
     "SendMessage": Operation(v03_rest.decode_send_request, _send, _of(v03_rest.encode_send_response)),
     "SendStreamingMessage": Operation(v03_rest.decode_send_request, _stream, _of(v03_rest.encode_stream_event),
                                       streaming=True),
-    "GetTask": Operation(v03_rest.decode_get_task, _get, _of(v03_rest.encode_task)),
+    "GetTask": Operation(v03_rest.decode_get_task, _get, _of(v03_rest.encode_task), answer_only=True),
     # the id comes from the path; the body (the proto's `name`) is not needed
     "CancelTask": Operation(v1.decode_task_id, _cancel, _of(v03_rest.encode_task)),
     "TaskSubscription": Operation(v1.decode_task_id, _subscribe,

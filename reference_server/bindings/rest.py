@@ -17,6 +17,7 @@ from reference_server.bindings.http import (
     json_response,
     read_json,
     requested_version,
+    unless_gone,
 )
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope, v1_list_push
 from reference_server.bindings.sse import stream_response
@@ -105,7 +106,8 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                     scope.service.lane,
                     scope.settings,
                 )
-            result = await operation.call(scope, params)
+            call = operation.call(scope, params)
+            result = await (unless_gone(request, call) if operation.answer_only else call)
             return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
         except A2AError as error:
             return error_response(_in_version(error, version), _CONTENT_TYPES[version])
