@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -63,12 +64,14 @@ def test_a_silence_brings_keep_alives_until_the_client_is_gone() -> None:
     assert request.asked == 3  # the third silence found the client gone, and the stream ended there
 
 
-def test_a_frame_larger_than_a_piece_leaves_in_pieces_of_that_size() -> None:
-    frame = bytes(range(256)) * (sse.PIECE_BYTES // 256 * 2 + 1)
-    cut = list(sse.pieces(frame))
-    assert [len(piece) for piece in cut] == [sse.PIECE_BYTES, sse.PIECE_BYTES, 256]
-    assert b"".join(cut) == frame
-    assert list(sse.pieces(b"data: {}\n\n")) == [b"data: {}\n\n"]
+def test_a_large_event_is_framed_in_pieces_that_join_into_the_whole_event() -> None:
+    payload = {"text": "é" + "x" * (sse.PIECE_CHARS * 2) + "\u2603"}
+    pieces = sse.framed(payload)
+    assert len(pieces) == 3 and all(len(piece) <= 2 * sse.PIECE_CHARS for piece in pieces)
+    joined = b"".join(pieces)
+    assert joined == sse.data_event(payload) and joined.startswith(b"data: ") and joined.endswith(b"\n\n")
+    assert json.loads(joined[len(b"data: "):-2]) == payload
+    assert sse.framed({"e": 1}) == [b'data: {"e":1}\n\n']
 
 
 class FakeOutlet:

@@ -38,6 +38,11 @@ def dumps(body: Any) -> bytes:
     return _ENCODER.encode(body).encode("utf-8")
 
 
+def dumps_text(body: Any) -> str:
+    """The JSON of dumps, before it is encoded."""
+    return _ENCODER.encode(body)
+
+
 # the ASGI scope key under which the server's HTTP protocol (serving.py) hands each request its Outlet
 OUTLET = "reference_server.outlet"
 

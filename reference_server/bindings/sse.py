@@ -7,13 +7,13 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from typing import Any, cast
 
 from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
-from reference_server.bindings.http import Outlet, dumps, outlet_of
+from reference_server.bindings.http import Outlet, dumps_text, outlet_of
 from reference_server.domain.errors import A2AError, InternalError
 from reference_server.lane import Lane
 from reference_server.settings import Settings
@@ -28,29 +28,32 @@ Frame = Callable[[Any], Any]
 ErrorFrame = Callable[[A2AError], Any]
 
 
+PIECE_CHARS = 128 * 1024  # a larger event is encoded and written in pieces of this many characters (at least the
+# C library's mmap threshold, cli.MMAP_THRESHOLD_BYTES: each piece then leaves RSS when it is freed)
+
+
+def framed(payload: Any, prefix: bytes = b"data: ") -> list[bytes]:
+    """One SSE event holding one JSON document on a single `data:` line, as the pieces it is written in. A large
+    document is encoded a piece at a time: each piece leaves memory once written, so what waits for a slow client
+    is only what it has not taken yet (a 4 MB event written whole was held whole, and copied twice more on its way:
+    uvicorn frames every write as an HTTP chunk, and asyncio keeps what the socket did not take)."""
+    text = dumps_text(payload)
+    if len(text) <= PIECE_CHARS:
+        return [b"".join((prefix, text.encode("utf-8"), b"\n\n"))]
+    pieces = [prefix + text[:PIECE_CHARS].encode("utf-8")]
+    pieces += [text[start:start + PIECE_CHARS].encode("utf-8") for start in range(PIECE_CHARS, len(text), PIECE_CHARS)]
+    pieces[-1] += b"\n\n"
+    return pieces
+
+
 def data_event(payload: Any) -> bytes:
     """One SSE event holding one JSON document on a single `data:` line."""
-    return b"".join((b"data: ", dumps(payload), b"\n\n"))  # one copy of a large JSON, where + made two
+    return b"".join(framed(payload))
 
 
-def error_event(payload: Any) -> bytes:
+def error_event(payload: Any) -> list[bytes]:
     # REAL-CLIENTS §7.5: a mid-stream error comes as `event: error`
-    return b"".join((b"event: error\ndata: ", dumps(payload), b"\n\n"))
-
-
-PIECE_BYTES = 64 * 1024  # a larger frame leaves in pieces of this size
-
-
-def pieces(chunk: bytes) -> Iterator[bytes]:
-    """chunk, cut in pieces of PIECE_BYTES when it is larger. Each write below is copied (uvicorn frames it as an
-    HTTP chunk, and asyncio keeps what the socket did not take), and the writes wait while the connection's buffer
-    is full: a frame of 4 MB written whole was three copies of 4 MB in flight, in pieces it is one and 128 KiB."""
-    if len(chunk) <= PIECE_BYTES:
-        yield chunk
-        return
-    view = memoryview(chunk)
-    for start in range(0, len(chunk), PIECE_BYTES):
-        yield bytes(view[start:start + PIECE_BYTES])
+    return framed(payload, b"event: error\ndata: ")
 
 
 async def stream_response(
@@ -66,10 +69,9 @@ async def stream_response(
 
     async def body() -> AsyncIterator[bytes]:
         nonlocal first
-        head, first = data_event(frame(first)), None  # the task of the first event is not held by the stream
-        for piece in pieces(head):
-            yield piece
-        del head
+        head, first = deque(framed(frame(first))), None  # the task of the first event is not held by the stream
+        while head:
+            yield head.popleft()
         await lane.turn()  # the events meanwhile wait in the task's follower queue
         async for chunk in _rest_of_stream(request, events, frame, error_frame,
                                            max_unsent=settings.max_unsent_stream_bytes, outlet=outlet):
@@ -110,10 +112,9 @@ async def _rest_of_stream(
                 continue
             if chunk is _END:
                 return
-            for piece in pieces(cast(bytes, chunk)):
-                yield piece
-                if box.lost:
-                    return
+            yield cast(bytes, chunk)
+            if box.lost:
+                return
             chunk = None  # not held while the next event is awaited
     finally:
         silence.cancel()
@@ -128,10 +129,10 @@ _LOST = object()  # the connection is gone
 
 
 class _Outbox:
-    """A stream's framed events, waiting for its client: the pump puts them, the writer takes them (those ready
-    together in one write, up to COALESCE_BYTES). The pump waits while more than max_unsent bytes wait here, so a
-    client that stops reading holds that much framed, and the rest stays unframed in the task's follower queue
-    until the connection's stall guard closes it."""
+    """A stream's framed events (in the pieces framed() cuts), waiting for its client: the pump puts them, the
+    writer takes them (those ready together in one write, up to COALESCE_BYTES). The pump waits while more than
+    max_unsent bytes wait here, so a client that stops reading holds that much framed (and one event more), and
+    the rest stays unframed in the task's follower queue until the connection's stall guard closes it."""
 
     def __init__(self, max_unsent: int) -> None:
         self._frames: deque[bytes] = deque()
@@ -149,9 +150,10 @@ class _Outbox:
             self._room.clear()
             await self._room.wait()
 
-    def put(self, frame: bytes) -> None:
-        self._frames.append(frame)
-        self._held += len(frame)
+    def put(self, pieces: list[bytes]) -> None:
+        """One event's frame, as framed() cut it."""
+        self._frames.extend(pieces)
+        self._held += sum(map(len, pieces))
         self._ready.set()
 
     def end(self) -> None:
@@ -209,7 +211,7 @@ async def _pump(events: AsyncIterator[Any], box: _Outbox, frame: Frame, error_fr
             await box.room()
             if box.lost:
                 return
-            box.put(data_event(frame(event)))
+            box.put(framed(frame(event)))
     except A2AError as error:
         box.put(error_event(error_frame(error)))
     except Exception:
