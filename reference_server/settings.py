@@ -288,6 +288,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Every flag can also be set as an A2A__<Key> environment variable.",
     )
     for key in KEYS:
+        if key.parse is _parse_bool:  # a switch: given alone it means true (`--hybrid-card`), or takes its value
+            parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", nargs="?", const="true",
+                                help=f"{key.help} (A2A__{key.env}; {key.form}; alone: true)")
+            continue
         parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", action="append" if key.repeated else "store",
                             help=f"{key.help} (A2A__{key.env}; {key.form})")
     return parser

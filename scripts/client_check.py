@@ -126,6 +126,9 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.summary_text(built))
     print(f"\nreport: {json_path}\n        {html_path}\nserver log: {log}")
+    if not built["summary"]["exchanges"] and not built["summary"]["cardFetches"]:
+        print("client-check: the command made no request to the server; does it read $A2A_URL and $A2A_KEY?",
+              file=sys.stderr)
     if code is None:
         print(f"client-check: the command did not end within {args.timeout:g} s", file=sys.stderr)
         return 2
