@@ -19,7 +19,7 @@ from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.agent.provider import Provider
 from reference_server.agent.session import AgentSession, SessionFactory
-from reference_server.bindings import jsonrpc, push_receiver, rest
+from reference_server.bindings import jsonrpc, push_receiver, requestlog, rest
 from reference_server.bindings.auth import authenticated, caller_of
 from reference_server.bindings.http import dumps, end_when_client_gone
 from reference_server.bindings.operations import Scope
@@ -87,6 +87,8 @@ def create_app(
 
         recorder = Recorder(settings.record, settings.max_json_depth)
         app = RecordingApplication(recorder, router=Router())
+    if settings.request_log != requestlog.OFF:  # outermost: it times the whole exchange and sees every answer
+        app.middlewares.append(requestlog.request_log(settings.request_log))
     app.middlewares.append(end_when_client_gone)
     if not settings.enabled:
         return _switched_off(app, outbound)
@@ -163,6 +165,7 @@ def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:
         return body, b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
 
     async def public_card(request: Request) -> Response:
+        requestlog.note_binding("card")
         body, etag = card_of(base_url(request, settings))
         # A2A §8.6.1: Cache-Control with max-age, ETag, Last-Modified
         headers = [(b"Cache-Control", b"public, max-age=300"), (b"ETag", etag),

@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar, cast
 from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
+from reference_server.bindings.requestlog import note_version
 from reference_server.disk import ON_GONE
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.settings import Settings
@@ -267,6 +268,7 @@ def requested_version(request: Request) -> str:
         values = request.query.get("A2A-Version") or request.query.get("a2a-version") or [""]
         text = values[0].strip()
     if not text:
+        note_version(V0_3)
         return V0_3
     version = major_minor(text)
     if version not in SUPPORTED_VERSIONS:
@@ -275,4 +277,5 @@ def requested_version(request: Request) -> str:
             "(or A2A-Version: 0.3 for the 0.3 JSON-RPC methods)",
             metadata={"requestedVersion": text, "supportedVersions": "1.0,0.3"},
         )
+    note_version(version)
     return version

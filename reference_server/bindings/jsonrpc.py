@@ -10,6 +10,7 @@ from blacksheep import Request, Response
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
 from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
+from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import one_event_stream, stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -129,6 +130,7 @@ def _params(params: Any) -> dict[str, Any]:
 def _operation(method: str, version: str) -> Operation:
     operation = _TABLES[version].get(method)
     if operation is not None:
+        note_operation(method)  # a name of the table: never text the client made up
         return operation
     for other, table in _TABLES.items():
         if method in table:

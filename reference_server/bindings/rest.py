@@ -20,6 +20,7 @@ from reference_server.bindings.http import (
     unless_gone,
 )
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope, v1_list_push
+from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -118,9 +119,11 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
 def _operation(route: RestRoute, version: str, request: Request) -> tuple[Callable[[Any], Any], Operation]:
     """The route's operation in the requested version, with the decoder for where its parameters come from."""
     if version == V1_0 and route.v1 is not None:
+        note_operation(route.v1)
         operation = V1_OPERATIONS[route.v1]
         return _QUERY_DECODERS.get(route.v1, operation.decode), operation
     if version == V0_3 and route.v03 is not None:
+        note_operation(route.v03)
         operation = V03_REST_OPERATIONS[route.v03]
         return operation.decode, operation
     other = "1.0" if version == V0_3 else "0.3"
