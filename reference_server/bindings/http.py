@@ -64,6 +64,15 @@ class Outlet(Protocol):
         """Call callback once when the connection is lost (its client left, or it was closed as stalled)."""
         ...
 
+    def abort(self) -> None:
+        """Reset the connection now, throwing away what waits for the client."""
+        ...
+
+    def cut(self) -> None:
+        """Close the connection once what waits has been sent, leaving the response unfinished (a stream without its
+        end): what the response writes after it is dropped."""
+        ...
+
 
 def outlet_of(request: Request) -> Outlet | None:
     """The request's Outlet; None when it is served by another HTTP protocol than the server's own."""

@@ -9,6 +9,7 @@ from typing import Any
 from blacksheep import Request, Response, Route, Router
 
 from reference_server.bindings.errors import renamed_fields, rest_error
+from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
     A2A_JSON,
     JSON,
@@ -99,17 +100,23 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
             version = requested_version(request)
             decode, operation = _operation(route, version, request)
             params = decode(await _params(request, route, scope.settings))
-            if operation.streaming:
-                return await stream_response(
-                    request, operation.call(scope, params),
-                    lambda event: operation.encode(event, params),
-                    lambda error: rest_error(_in_version(error, version))[1],
-                    scope.service.lane,
-                    scope.settings,
-                )
-            call = operation.call(scope, params)
-            result = await (unless_gone(request, call) if operation.answer_only else call)
-            return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
+            async def respond() -> Response:
+                if operation.streaming:
+                    return await stream_response(
+                        request, operation.call(scope, params),
+                        lambda event: operation.encode(event, params),
+                        lambda error: rest_error(_in_version(error, version))[1],
+                        scope.service.lane,
+                        scope.settings,
+                    )
+                call = operation.call(scope, params)
+                result = await (unless_gone(request, call) if operation.answer_only else call)
+                return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
+
+            def refuse(error: A2AError) -> Response:
+                return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+
+            return await answered(request, scope.faults, scope.caller, params, operation.streaming, respond, refuse)
         except A2AError as error:
             return error_response(_in_version(error, version), _CONTENT_TYPES[version])
 
