@@ -246,6 +246,13 @@ Feature: The scripted agent gives every shape of answer a client must handle
       | 503    | unavailable       |
 
   @v0_3
+  Scenario: A messageId prefix asks for a fault whatever the text says
+    When the caller sends "ask: Which city?" with a message id starting "fault-refuse-503-1-2"
+    Then the call is refused as unavailable, to retry after 2 seconds
+    When the caller sends the same message again
+    Then the task is input-required
+
+  @v0_3
   Scenario: A reset on request does nothing, and the next attempt is answered
     When the caller sends "reset"
     Then the connection is reset before any answer
