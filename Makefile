@@ -36,8 +36,11 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
 	$(PY) scripts/conformance.py $(ARGS)
 
+# CLIENT reaches the script as written: $(value) keeps make from expanding its $A2A_URL (as $A plus "2A_URL"), and
+# the single quotes inside it are escaped for the shell; the command's own shell expands $A2A_URL and $A2A_KEY
+unexport CLIENT
 client-check: $(STAMP)  ## run CLIENT='<command>' against a fresh recording server; print its report (docs/client-testing.md)
-	$(PY) scripts/client_check.py $(ARGS)
+	$(PY) scripts/client_check.py --command '$(subst ','\'',$(value CLIENT))' $(ARGS)
 
 schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json and a2a-v0.3-proto.json from spec/proto/
 	$(PY) scripts/gen_schemas.py

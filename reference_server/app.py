@@ -11,16 +11,17 @@ from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from blacksheep import Application, Content, Request, Response, Router
 
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
-from reference_server.agent.provider import Provider
+from reference_server.agent.provider import AskedFault, FaultScript, Provider
 from reference_server.agent.session import AgentSession, SessionFactory
-from reference_server.bindings import jsonrpc, push_receiver, rest
+from reference_server.bindings import jsonrpc, push_receiver, requestlog, rest
 from reference_server.bindings.auth import authenticated, caller_of
+from reference_server.bindings.faults import Faults
 from reference_server.bindings.http import dumps, end_when_client_gone
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
@@ -61,6 +62,21 @@ def default_provider_for(settings: Settings) -> ProviderFor:
     return lambda workspace: provider
 
 
+def fault_lookup(provider_for: ProviderFor) -> Callable[[Path, str, str | None], AskedFault | None]:
+    """How the HTTP edge asks a workspace's script which fault a message wants (only the scripted provider has
+    faults; a provider that cannot be had asks for none, and its run fails as usual)."""
+
+    def lookup(workspace: Path, prompt: str, message_id: str | None) -> AskedFault | None:
+        try:
+            provider = provider_for(workspace)
+        except Exception:
+            return None
+        ask = getattr(provider, "fault_for", None)  # not isinstance(FaultScript): a runtime check costs microseconds
+        return cast(FaultScript, provider).fault_for(prompt, message_id, workspace) if ask is not None else None
+
+    return lookup
+
+
 def create_app(
     settings: Settings,
     workspaces: Callable[[], Iterable[Workspace]],
@@ -87,10 +103,13 @@ def create_app(
 
         recorder = Recorder(settings.record, settings.max_json_depth)
         app = RecordingApplication(recorder, router=Router())
+    if settings.request_log != requestlog.OFF:  # outermost: it times the whole exchange and sees every answer
+        app.middlewares.append(requestlog.request_log(settings.request_log))
     app.middlewares.append(end_when_client_gone)
     if not settings.enabled:
         return _switched_off(app, outbound)
-    factory = SessionFactory(provider_for or default_provider_for(settings), on_open=on_session_open)
+    provider_for = provider_for or default_provider_for(settings)
+    factory = SessionFactory(provider_for, on_open=on_session_open)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
     outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
@@ -99,8 +118,10 @@ def create_app(
     # every A2A handler is wrapped in the key check where its route is registered
     guard = authenticated(WorkspaceCallerDirectory(workspaces), settings)
 
+    faults = Faults(fault_lookup(provider_for))
+
     def scope_for(request: Request) -> Scope:
-        return Scope(service, caller_of(request), base_url(request, settings), settings)
+        return Scope(service, caller_of(request), base_url(request, settings), settings, faults)
 
     async def jsonrpc_endpoint(request: Request) -> Response:
         return await jsonrpc.handle(request, scope_for(request))
@@ -163,6 +184,7 @@ def public_card_endpoint(settings: Settings) -> Callable[[Request], object]:
         return body, b'"' + hashlib.sha256(body).hexdigest()[:32].encode() + b'"'
 
     async def public_card(request: Request) -> Response:
+        requestlog.note_binding("card")
         body, etag = card_of(base_url(request, settings))
         # A2A §8.6.1: Cache-Control with max-age, ETag, Last-Modified
         headers = [(b"Cache-Control", b"public, max-age=300"), (b"ETag", etag),

@@ -24,6 +24,7 @@ from blacksheep import Application
 from reference_server import admin
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
+from reference_server.bindings import requestlog
 from reference_server.collector import THRESHOLDS, Collector
 from reference_server.domain.callers import Workspace, owner_workspaces, read_callers
 from reference_server.domain.watches import WorkspaceWatches
@@ -82,9 +83,11 @@ def banner(settings: Settings, workspace: Path, key: str | None) -> str:
     return "\n".join(lines)
 
 
-def configure_logging() -> None:
-    """The server's log: INFO and up on stderr (the design's task-end line is INFO)."""
+def configure_logging(request_log: str = Settings.request_log) -> None:
+    """The server's log: INFO and up on stderr (the design's task-end line is INFO); the request log's lines as text
+    among them, or as bare JSON objects (A2A__RequestLog)."""
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    requestlog.configure(request_log)
 
 
 def tune_runtime(app: Application) -> None:
@@ -148,12 +151,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return admin.main(args[1:], default_workspace=demo_workspace_path)
     if args[:1] == ["report"]:
         return report_main(args[1:])
-    configure_logging()
     try:
         settings = load_settings(os.environ, args)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
+    configure_logging(settings.request_log)
     key = None
     if settings.workspace_root is not None:
         path = settings.workspace_root.resolve()

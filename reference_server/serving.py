@@ -88,9 +88,12 @@ class HeadersWithBody:
         self._written = 0  # bytes handed to the transport
         self._lost: list[Callable[[], object]] = []
         self._gone = False
+        self._ended = False  # cut or aborted: the rest of the response is dropped
         self._stall: _StallGuard | None = None
 
     def write(self, data: bytes) -> None:
+        if self._ended:
+            return
         if self._first:  # the response's status line and headers (or a 100 Continue: it leaves as promptly)
             self._first = False
             self._held = data
@@ -153,9 +156,17 @@ class HeadersWithBody:
         for callback in callbacks:
             callback()
 
+    def cut(self) -> None:
+        """Close the connection after what waits is sent, the response unfinished: a stream cut short (a fault a
+        message asked for, bindings/faults.py). The response's last writes, its end among them, are dropped."""
+        self._flush()
+        self._ended = True
+        self._transport.close()
+
     def abort(self) -> None:
         """Drop the connection: a reset, with what waits for the client thrown away, here and in the kernel (a plain
         close would leave the kernel sending it to a client that never takes it, and the client none the wiser)."""
+        self._ended = True
         sock = self._transport.get_extra_info("socket")
         if sock is not None:
             with contextlib.suppress(OSError):

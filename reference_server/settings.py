@@ -51,6 +51,7 @@ class Settings:
     telegram_bot_token: str | None = None
     telegram_api_url: str = "https://api.telegram.org"
     record: Path | None = None
+    request_log: str = "text"
     host: str = "127.0.0.1"
     port: int = 8080
 
@@ -112,6 +113,7 @@ def _parse_text(text: str) -> str:
 # (a Telegram chat id, "-1001234567890" for a group, fits)
 OWNER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NOTIFIERS = ("log", "webhook", "telegram", "none")
+REQUEST_LOGS = ("text", "json", "off")
 
 
 def _parse_owners(text: str) -> tuple[str, ...]:
@@ -125,6 +127,13 @@ def _parse_owners(text: str) -> tuple[str, ...]:
 def _parse_notifier(text: str) -> str:
     value = text.strip().lower()
     if value not in NOTIFIERS:
+        raise ValueError
+    return value
+
+
+def _parse_request_log(text: str) -> str:
+    value = text.strip().lower()
+    if value not in REQUEST_LOGS:
         raise ValueError
     return value
 
@@ -219,6 +228,9 @@ KEYS: tuple[_Key, ...] = (
          "base URL of the Telegram Bot API"),
     _Key("record", "Record", "--record", lambda t: Path(_parse_text(t)).expanduser(), "a folder path",
          "append every exchange, with its client checks, as JSONL per caller to this folder"),
+    _Key("request_log", "RequestLog", "--request-log", _parse_request_log, "text, json or off",
+         "one console line per exchange (caller, binding, version, operation, status, time, error), as text or "
+         "JSON, or none"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )
@@ -288,6 +300,10 @@ def build_parser() -> argparse.ArgumentParser:
         "Every flag can also be set as an A2A__<Key> environment variable.",
     )
     for key in KEYS:
+        if key.parse is _parse_bool:  # a switch: given alone it means true (`--hybrid-card`), or takes its value
+            parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", nargs="?", const="true",
+                                help=f"{key.help} (A2A__{key.env}; {key.form}; alone: true)")
+            continue
         parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", action="append" if key.repeated else "store",
                             help=f"{key.help} (A2A__{key.env}; {key.form})")
     return parser

@@ -80,6 +80,14 @@ class Run:
             self.results |= {f"{key}_rps": result.rate, f"{key}_p50": result.p50_ms, f"{key}_p99": result.p99_ms}
         return result
 
+    async def send_only(self) -> None:
+        """The blocking sends alone, warmed up as in run(): with the request log off, for what it costs."""
+        if await self.rpc(SEND) is None:
+            return
+        await self.phase("warm_up", lambda: load.load(self.server.port, self.server.rpc_path, self.server.headers,
+                                                      SEND, 3 * self.args.duration, self.args.connections))
+        await self.loaded("send_nolog", "blocking SendMessage, request log off", self.server.rpc_path, SEND)
+
     async def run(self, workspace: Path | None) -> None:
         first = await self.rpc(SEND)
         state = (first or {}).get("task", {}).get("status", {}).get("state")
@@ -231,6 +239,7 @@ ROWS = [  # label, result key, unit
     ("public card GET", "card_rps", "req/s"), ("public card GET p99", "card_p99", "ms"),
     ("blocking SendMessage", "send_rps", "req/s"), ("blocking SendMessage p50", "send_p50", "ms"),
     ("blocking SendMessage p99", "send_p99", "ms"),
+    ("blocking SendMessage, request log off", "send_nolog_rps", "req/s"),
     ("first SSE event, lone, p50", "sse_lone_p50", "ms"), ("first SSE event, lone, p99", "sse_lone_p99", "ms"),
     ("first SSE event, 8 in flight, p50", "sse8_p50", "ms"), ("first SSE event, 8 in flight, p99", "sse8_p99", "ms"),
     ("whole streams, 8 in flight", "streams_rps", "streams/s"),
@@ -310,6 +319,16 @@ async def bench_one(name: str, tmp: Path, args: argparse.Namespace, cpu: int | N
     results, _, notes, server = await measured(name, tmp / name, args, cpu, probed=False)
     lag_detail: dict[str, Any] = {}
     if name == "ours" and server is not None:
+        # the request log is on by default (its lines go to the server's log file here, as to a console): the send
+        # phase again on a server without it, so one run shows what the log costs
+        print("\n== ours, request log off (A2A__RequestLog=off; the send phase again)", flush=True)
+        off, _, off_notes, _ = await measured(name, tmp / "ours-nolog", args, cpu, probed=False, send_only=True)
+        results |= off
+        notes += off_notes
+        if results.get("send_rps") and results.get("send_nolog_rps"):
+            cost = 1 - results["send_rps"] / results["send_nolog_rps"]  # type: ignore[operator]
+            show("request log: send rate on / off", f"{results['send_rps']:.0f} / {results['send_nolog_rps']:.0f} "
+                 f"req/s ({cost:+.1%} of the rate with it off)")
         # the same phases again with the loop-lag probe and the callback timer, for the loop figures only
         print("\n== ours, probed (the same load again; only its event-loop figures are kept)", flush=True)
         _, phases, probed_notes, server = await measured(name, tmp / "ours-probed", args, cpu, probed=True)
@@ -320,20 +339,23 @@ async def bench_one(name: str, tmp: Path, args: argparse.Namespace, cpu: int | N
     return results, lag_detail, notes
 
 
-async def measured(name: str, folder: Path, args: argparse.Namespace, cpu: int | None, *, probed: bool
-                   ) -> tuple[Results, Phases, list[str], servers.Server | None]:
-    """Start the server, run every phase against it, stop it: its results, its phases, its notes."""
+async def measured(name: str, folder: Path, args: argparse.Namespace, cpu: int | None, *, probed: bool,
+                   send_only: bool = False) -> tuple[Results, Phases, list[str], servers.Server | None]:
+    """Start the server, run every phase against it (send_only: the send phase, on ours with the request log
+    off), stop it: its results, its phases, its notes."""
     folder.mkdir()
     if name == "ours":
-        print(f"  writing {args.task_files} task files ...", flush=True)
-        server = await servers.start_ours(folder, args.task_files, cpu, probed=probed)
+        files = 0 if send_only else args.task_files
+        print(f"  writing {files} task files ...", flush=True)
+        server = await servers.start_ours(folder, files, cpu, probed=probed,
+                                          flags=("--request-log", "off") if send_only else ())
     else:
         server = await (servers.start_sdk(folder, cpu) if name == "a2a-sdk" else servers.start_js(folder, cpu))
     if server is None:
         return {}, [], [f"{name} did not start"], None
     run = Run(server, args)
     try:
-        await run.run(folder / "workspace" if name == "ours" else None)
+        await (run.send_only() if send_only else run.run(folder / "workspace" if name == "ours" else None))
     except Exception as error:  # one server's failure must not lose the others' results
         print(f"  {name}: the run stopped early: {error!r}")
         server.notes.append(f"run stopped early: {error!r}")

@@ -4,8 +4,9 @@ A temporary workspace with one caller and a new key; the server on 127.0.0.1 on 
 command run with A2A_URL (the server's base URL: the card is at $A2A_URL/.well-known/agent-card.json) and A2A_KEY
 (send it as X-API-Key or Authorization: Bearer); then the server is stopped and the report written and printed.
 
-Exit code: 0 when the command succeeded and no request broke a rule; 1 when there are violations; 2 when the
-command failed or timed out; 3 when the server did not start. See docs/client-testing.md.
+Exit code: 0 when the command succeeded, no request broke a rule and no behaviour was broken; 1 when there are
+violations or broken behaviours; 2 when the command failed or timed out; 3 when the server did not start. See
+docs/client-testing.md.
 """
 
 from __future__ import annotations
@@ -126,13 +127,16 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(report.summary_text(built))
     print(f"\nreport: {json_path}\n        {html_path}\nserver log: {log}")
+    if not built["summary"]["exchanges"] and not built["summary"]["cardFetches"]:
+        print("client-check: the command made no request to the server; does it read $A2A_URL and $A2A_KEY?",
+              file=sys.stderr)
     if code is None:
         print(f"client-check: the command did not end within {args.timeout:g} s", file=sys.stderr)
         return 2
     if code != 0:
         print(f"client-check: the command failed (exit code {code})", file=sys.stderr)
         return 2
-    return 1 if built["violations"] else 0
+    return 1 if report.failed(built) else 0
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@ from steps.agent import *  # noqa: E402,F403
 from steps.auth import *  # noqa: E402,F403
 from steps.cards import *  # noqa: E402,F403
 from steps.common import *  # noqa: E402,F403
+from steps.faults import *  # noqa: E402,F403
 from steps.files import *  # noqa: E402,F403
 from steps.lifecycle import *  # noqa: E402,F403
 from steps.owner_host import *  # noqa: E402,F403

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,22 @@ def test_the_configuration_doc_shows_the_real_error_message() -> None:
     with pytest.raises(SettingsError) as raised:
         load_settings({"A2A__MaxHops": "many"})
     assert f"reference-server: {raised.value}" in CONFIGURATION
+
+
+def test_the_configuration_doc_lists_everything_the_hybrid_card_adds() -> None:
+    import re
+
+    from reference_server.discovery.card import build_card, public_details
+    from reference_server.settings import Settings
+
+    plain = build_card(public_details(Settings()), "http://h", Settings())
+    hybrid = build_card(public_details(Settings()), "http://h", Settings(hybrid_card=True))
+    added = {name for name in hybrid if plain.get(name) != hybrid[name]} - {"securitySchemes"}
+    section = CONFIGURATION[CONFIGURATION.index("- `Card__Hybrid`"):]
+    section = section[:section.index("\n- `", 1)]
+    listed = set(re.findall(r"^  \| `(\w+)` \|", section, re.M))
+    assert listed == added
+    for scheme, fields in hybrid["securitySchemes"].items():
+        for name, value in fields.items():
+            if name not in plain["securitySchemes"][scheme]:
+                assert f'"{name}": {json.dumps(value)}' in section, (scheme, name)

@@ -55,6 +55,21 @@ class Provider(Protocol):
     def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]: ...
 
 
+@dataclass(frozen=True)
+class AskedFault:
+    """A fault a script rule asks the HTTP edge for: its settings with the placeholders filled, and where the rule is
+    (for a message that names it). The agent core only finds it; bindings/faults.py reads and carries it out."""
+
+    settings: dict[str, Any]
+    where: str
+
+
+class FaultScript(Protocol):
+    """A provider whose script can ask for a fault (HTTP-level: a cut stream, a delay, a refusal) for a message."""
+
+    def fault_for(self, prompt: str, message_id: str | None, workspace: Path) -> AskedFault | None: ...
+
+
 @runtime_checkable
 class Foresight(Protocol):
     """A provider that can tell, before a run, that its answer to a prompt is one message and nothing else."""

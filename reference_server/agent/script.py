@@ -68,18 +68,21 @@ AGENT_STATES = ("working", "input-required", "auth-required", "completed", "fail
 @dataclass(frozen=True)
 class Rule:
     """When the latest user text matches and its messageId is, starts with or matches what is given, play these
-    turns, one per assistant message."""
+    turns, one per assistant message; and ask the HTTP edge for the fault, if the rule names one (a rule with a
+    fault may have no turns: its match then only asks for the fault, and the next rule that matches plays)."""
 
     pattern: re.Pattern[str] | None
     message_id: str | None
     turns: tuple[tuple[Step, ...], ...]
     message_id_prefix: str | None = None
     message_id_pattern: re.Pattern[str] | None = None
+    # the fault's keys and values as written (placeholders unfilled); the HTTP edge (bindings/faults.py) knows them
+    fault: dict[str, Any] | None = None
 
     @property
     def replies(self) -> bool:
         """Its answer is one message (a reply step) and nothing else."""
-        return any(isinstance(step, MessageOut) for step in self.turns[0])
+        return bool(self.turns) and any(isinstance(step, MessageOut) for step in self.turns[0])
 
 
 # each step kind: its key, the other keys it allows
@@ -88,7 +91,7 @@ _STEP_KEYS = {"say": {"chunks"}, "tool": {"args"}, "pause": set(), "error": set(
               "status": {"message", "metadata"}}
 _TOP_KEYS = {"$schema", "description", "rules"}
 _ID_KEYS = ("messageId", "messageIdPrefix", "messageIdMatch")
-_RULE_KEYS = {"description", "match", *_ID_KEYS, "turns"}
+_RULE_KEYS = {"description", "match", *_ID_KEYS, "turns", "fault"}
 _PART_KINDS = ("text", "data", "raw", "url")
 _PART_KEYS = {*_PART_KINDS, "filename", "mediaType", "metadata"}
 
@@ -113,11 +116,17 @@ def _rule(data: Any, path: str) -> Rule:
             "a rule needs 'match', 'messageId', 'messageIdPrefix' or 'messageIdMatch'")
     for key in ("match", *_ID_KEYS):
         _expect(key not in data or isinstance(data[key], str), f"{path}.{key}", "must be a string")
-    turns = data.get("turns")
-    _expect(isinstance(turns, list) and len(turns) > 0, f"{path}.turns", "must be a non-empty list of turns")
+    fault = data.get("fault")
+    _expect(fault is None or (isinstance(fault, dict) and len(fault) > 0 and all(
+        isinstance(value, str | int | float) for value in fault.values())), f"{path}.fault",
+        "must be an object of fault settings, each a number, true or false, or a placeholder string")
+    turns = data.get("turns", [] if fault is not None else None)
+    _expect(isinstance(turns, list) and (len(turns) > 0 or fault is not None), f"{path}.turns",
+            "must be a non-empty list of turns (a rule with a fault may leave it out)")
     rule = Rule(_regex(data, "match", path), data.get("messageId"),
                 tuple(_turn(t, f"{path}.turns[{i}]") for i, t in enumerate(turns)),
-                message_id_prefix=data.get("messageIdPrefix"), message_id_pattern=_regex(data, "messageIdMatch", path))
+                message_id_prefix=data.get("messageIdPrefix"), message_id_pattern=_regex(data, "messageIdMatch", path),
+                fault=fault)
     for i, turn in enumerate(rule.turns):
         for j, step in enumerate(turn):
             if isinstance(step, MessageOut):

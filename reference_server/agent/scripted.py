@@ -14,7 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
-from reference_server.agent.provider import ProviderError, ProviderEvent, ProviderRequest, TextChunk, ToolCall
+from reference_server.agent.provider import (
+    AskedFault,
+    ProviderError,
+    ProviderEvent,
+    ProviderRequest,
+    TextChunk,
+    ToolCall,
+)
 from reference_server.agent.script import (
     CallTool,
     Crash,
@@ -65,6 +72,22 @@ class ScriptedProvider:
         chosen = _choose(script.foreseeable, strip_framing(prompt), message_id)
         return chosen is not None and chosen[0].replies
 
+    def fault_for(self, prompt: str, message_id: str | None, workspace: Path) -> AskedFault | None:
+        """The fault the first rule with one asks for, when it matches the prompt and message id (bindings/faults.py
+        carries it out; a script that cannot be loaded asks for none: its run fails as usual)."""
+        try:
+            script, shown = self._script(workspace)
+        except ProviderError:
+            return None
+        text = strip_framing(prompt)
+        for index, rule in script.faults:
+            values = _match(rule, text, message_id)
+            if values is not None:
+                assert rule.fault is not None
+                values = {"text": text} | values
+                return AskedFault(_fill_args(rule.fault, values), f"script {shown}: $.rules[{index}].fault")
+        return None
+
     def _load(self, workspace: Path) -> tuple[list[Rule], str]:
         script, shown = self._script(workspace)
         return script.rules, shown
@@ -90,13 +113,15 @@ def _script_path(workspace: Path) -> Path:
 
 @dataclass(frozen=True)
 class _Script:
-    rules: list[Rule]
+    rules: list[Rule]  # the rules with turns to play, in order
     foreseeable: list[Rule]  # the rules up to the last one that replies (with a message, not a task)
+    faults: list[tuple[int, Rule]]  # the rules that ask for a fault, with their place in the file
 
     @classmethod
     def of(cls, rules: list[Rule]) -> _Script:
-        end = max((n + 1 for n, rule in enumerate(rules) if rule.replies), default=0)
-        return cls(rules, rules[:end])
+        playable = [rule for rule in rules if rule.turns]
+        end = max((n + 1 for n, rule in enumerate(playable) if rule.replies), default=0)
+        return cls(playable, playable[:end], [(n, rule) for n, rule in enumerate(rules) if rule.fault is not None])
 
 
 def _read_script(path: Path) -> _Script | str | None:

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any, cast
 
 from blacksheep import Request, Response
 
-from reference_server.bindings import jsonrpc, rest
+from reference_server.bindings import jsonrpc, requestlog, rest
 from reference_server.bindings.http import read_json
 from reference_server.domain.callers import Caller, CallerDirectory
 from reference_server.domain.errors import A2AError, Unauthenticated
@@ -23,6 +24,14 @@ Handler = Callable[[Request], Awaitable[Response]]
 
 class CredentialsProblem(ValueError):
     """The request's credentials cannot be read as one key; the message says why."""
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a request has no caller: the 401's message, and its reason for the request log (never the key)."""
+
+    message: str
+    reason: str
 
 
 def presented_key(request: Request) -> str | None:
@@ -68,9 +77,12 @@ def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[H
 
     def guard(handler: Handler, binding: str) -> Handler:
         async def guarded(request: Request) -> Response:
+            requestlog.note_binding(binding)
             found = _caller_of(request, directory)
-            if isinstance(found, str):  # why there is no caller
-                return await _refuse(request, binding, found, settings)
+            if isinstance(found, Refusal):
+                requestlog.note_refusal(found.reason)
+                return await _refuse(request, binding, found.message, settings)
+            requestlog.note_caller(found.owner_id, found.name)
             cast(dict[str, Any], request.scope)[CALLER_KEY] = found
             return await handler(request)
 
@@ -79,22 +91,23 @@ def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[H
     return guard
 
 
-def _caller_of(request: Request, directory: CallerDirectory) -> Caller | str:
+def _caller_of(request: Request, directory: CallerDirectory) -> Caller | Refusal:
     """The request's caller, or why there is none (callers.json is read as it is now)."""
     try:
         key = presented_key(request)
     except CredentialsProblem as problem:
-        return str(problem)
+        return Refusal(str(problem), requestlog.CONFLICTING_CREDENTIALS)
     if key is None:
-        return "No API key: send X-API-Key: <key> or Authorization: Bearer <key>"
+        return Refusal("No API key: send X-API-Key: <key> or Authorization: Bearer <key>", requestlog.NO_KEY_GIVEN)
     callers = directory.find(key)
     if not callers:
-        return "Unknown API key"
+        return Refusal("Unknown API key", requestlog.UNKNOWN_KEY)
     if len(callers) > 1:
         # design: the warning names the owners, never the key
         owners = ", ".join(sorted({c.owner_id for c in callers}))
         log.warning("an API key matches %d callers (owners: %s); refused", len(callers), owners)
-        return "This API key matches more than one caller; ask the agent's owner for a new key"
+        return Refusal("This API key matches more than one caller; ask the agent's owner for a new key",
+                       requestlog.AMBIGUOUS_KEY)
     return callers[0]
 
 

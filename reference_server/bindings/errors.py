@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from reference_server.bindings.requestlog import note_error
 from reference_server.domain.errors import A2AError, FieldViolation, InvalidParams, wire_error
 
 A2A_DOMAIN = "a2a-protocol.org"
@@ -31,6 +32,7 @@ def error_details(error: A2AError) -> list[dict[str, Any]]:
 
 def jsonrpc_error(error: A2AError, request_id: Any = None) -> dict[str, Any]:
     """A JSON-RPC 2.0 error response; `data` is the array of google.rpc details (A2A §9.5)."""
+    note_error(type(error).__name__)
     body: dict[str, Any] = {"code": wire_error(error).jsonrpc_code, "message": error.message}
     details = error_details(error)
     if details:
@@ -40,6 +42,7 @@ def jsonrpc_error(error: A2AError, request_id: Any = None) -> dict[str, Any]:
 
 def rest_error(error: A2AError) -> tuple[int, dict[str, Any]]:
     """The HTTP status and google.rpc.Status body (AIP-193 form) for the HTTP+JSON binding."""
+    note_error(type(error).__name__)
     row = wire_error(error)
     body: dict[str, Any] = {"code": row.http_status, "status": row.grpc_status, "message": error.message}
     details = error_details(error)

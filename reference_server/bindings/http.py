@@ -13,6 +13,7 @@ from typing import Any, Protocol, TypeVar, cast
 from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
+from reference_server.bindings.requestlog import note_version
 from reference_server.disk import ON_GONE
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.settings import Settings
@@ -66,6 +67,15 @@ class Outlet(Protocol):
 
     def on_lost(self, callback: Callable[[], object]) -> None:
         """Call callback once when the connection is lost (its client left, or it was closed as stalled)."""
+        ...
+
+    def abort(self) -> None:
+        """Reset the connection now, throwing away what waits for the client."""
+        ...
+
+    def cut(self) -> None:
+        """Close the connection once what waits has been sent, leaving the response unfinished (a stream without its
+        end): what the response writes after it is dropped."""
         ...
 
 
@@ -272,6 +282,7 @@ def requested_version(request: Request) -> str:
         values = request.query.get("A2A-Version") or request.query.get("a2a-version") or [""]
         text = values[0].strip()
     if not text:
+        note_version(V0_3)
         return V0_3
     version = major_minor(text)
     if version not in SUPPORTED_VERSIONS:
@@ -280,4 +291,5 @@ def requested_version(request: Request) -> str:
             "(or A2A-Version: 0.3 for the 0.3 JSON-RPC methods)",
             metadata={"requestedVersion": text, "supportedVersions": "1.0,0.3"},
         )
+    note_version(version)
     return version

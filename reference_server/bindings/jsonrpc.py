@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
 from blacksheep import Request, Response
 
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
+from reference_server.bindings.faults import answered
 from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
+from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import one_event_stream, stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -44,9 +47,14 @@ async def handle(request: Request, scope: Scope) -> Response:
         if operation.streaming:
             return await _stream(request, scope, operation, envelope.params, request_id, version)
         params = operation.decode(_params(envelope.params))
-        call = operation.call(scope, params)
-        result = await (unless_gone(request, call) if operation.answer_only else call)
-        return json_response(_result(request_id, operation.encode(result, params)))
+
+        async def respond() -> Response:
+            call = operation.call(scope, params)
+            result = await (unless_gone(request, call) if operation.answer_only else call)
+            return json_response(_result(request_id, operation.encode(result, params)))
+
+        return await answered(request, scope.faults, scope.caller, params, False, respond,
+                              _refuse(request_id, version))
     except A2AError as error:
         return error_response(_in_version(error, version), request_id)
 
@@ -58,18 +66,28 @@ async def _stream(request: Request, scope: Scope, operation: Operation, raw_para
     an "Invalid SSE response"), so there it is a stream of that one error, as the a2a-sdk server sends it."""
     try:
         params = operation.decode(_params(raw_params))
-        return await stream_response(
-            request,
-            operation.call(scope, params),
-            lambda event: _result(request_id, operation.encode(event, params)),
-            lambda error: jsonrpc_error(error, request_id),
-            scope.service.lane,
-            scope.settings,
-        )
+
+        def respond() -> Awaitable[Response]:
+            return stream_response(
+                request,
+                operation.call(scope, params),
+                lambda event: _result(request_id, operation.encode(event, params)),
+                lambda error: jsonrpc_error(error, request_id),
+                scope.service.lane,
+                scope.settings,
+            )
+
+        return await answered(request, scope.faults, scope.caller, params, True, respond, _refuse(request_id, version))
     except A2AError as error:
         if version != V0_3:
             raise
         return one_event_stream(jsonrpc_error(_in_version(error, version), request_id))
+
+
+def _refuse(request_id: Any, version: str) -> Callable[[A2AError], Response]:
+    """A refusal a fault asks for: a plain JSON-RPC error with its HTTP status, in every version (an HTTP answer,
+    so a 0.3 stream gets it as one too)."""
+    return lambda error: error_response(_in_version(error, version), request_id)
 
 
 def _in_version(error: A2AError, version: str) -> A2AError:
@@ -86,7 +104,7 @@ async def not_posted(request: Request) -> Response:
 
 def error_response(error: A2AError, request_id: Any = None) -> Response:
     """JSON-RPC errors travel with HTTP 200 (SDK practice, A2A DIGEST §9.3), except transport-level ones."""
-    status = wire_error(error).http_status if wire_error(error).http_status in (401, 408, 413) else 200
+    status = wire_error(error).http_status if wire_error(error).http_status in (401, 408, 413, 429, 503) else 200
     return json_response(jsonrpc_error(error, request_id), status)
 
 
@@ -129,6 +147,7 @@ def _params(params: Any) -> dict[str, Any]:
 def _operation(method: str, version: str) -> Operation:
     operation = _TABLES[version].get(method)
     if operation is not None:
+        note_operation(method)  # a name of the table: never text the client made up
         return operation
     for other, table in _TABLES.items():
         if method in table:

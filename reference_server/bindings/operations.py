@@ -6,6 +6,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from reference_server.bindings.faults import Faults
 from reference_server.discovery.card import build_card, extended_details, v03_card
 from reference_server.domain.broadcast import ends_subscription
 from reference_server.domain.callers import Caller
@@ -22,6 +23,7 @@ class Scope:
     caller: Caller
     base_url: str
     settings: Settings
+    faults: Faults | None = None  # the faults a message may ask for (bindings/faults.py); None: none
 
 
 Call = Callable[[Scope, Any], Any]  # an awaitable result, or an async iterator for streaming operations

@@ -9,6 +9,7 @@ from typing import Any
 from blacksheep import Request, Response, Router
 
 from reference_server.bindings.http import JSON, read_json
+from reference_server.bindings.requestlog import note_binding
 from reference_server.bindings.rest import error_response
 from reference_server.domain.errors import A2AError, InternalError, WatchNotFound
 from reference_server.domain.watches import is_watch_id
@@ -35,6 +36,7 @@ def mount(router: Router, settings: Settings, on_push: OnPush | None) -> None:
 
 def receiver(settings: Settings, on_push: OnPush | None) -> Callable[[Request], Awaitable[Response]]:
     async def receive(request: Request) -> Response:
+        note_binding("push")
         watch_id = (request.route_values or {}).get("watchId") or ""
         try:
             token = presented_token(request)

@@ -9,6 +9,7 @@ from typing import Any
 from blacksheep import Request, Response, Route, Router
 
 from reference_server.bindings.errors import renamed_fields, rest_error
+from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
     A2A_JSON,
     JSON,
@@ -20,6 +21,7 @@ from reference_server.bindings.http import (
     unless_gone,
 )
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope, v1_list_push
+from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import stream_response
 from reference_server.domain.errors import (
     A2AError,
@@ -98,17 +100,23 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
             version = requested_version(request)
             decode, operation = _operation(route, version, request)
             params = decode(await _params(request, route, scope.settings))
-            if operation.streaming:
-                return await stream_response(
-                    request, operation.call(scope, params),
-                    lambda event: operation.encode(event, params),
-                    lambda error: rest_error(_in_version(error, version))[1],
-                    scope.service.lane,
-                    scope.settings,
-                )
-            call = operation.call(scope, params)
-            result = await (unless_gone(request, call) if operation.answer_only else call)
-            return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
+            async def respond() -> Response:
+                if operation.streaming:
+                    return await stream_response(
+                        request, operation.call(scope, params),
+                        lambda event: operation.encode(event, params),
+                        lambda error: rest_error(_in_version(error, version))[1],
+                        scope.service.lane,
+                        scope.settings,
+                    )
+                call = operation.call(scope, params)
+                result = await (unless_gone(request, call) if operation.answer_only else call)
+                return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
+
+            def refuse(error: A2AError) -> Response:
+                return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+
+            return await answered(request, scope.faults, scope.caller, params, operation.streaming, respond, refuse)
         except A2AError as error:
             return error_response(_in_version(error, version), _CONTENT_TYPES[version])
 
@@ -118,9 +126,11 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
 def _operation(route: RestRoute, version: str, request: Request) -> tuple[Callable[[Any], Any], Operation]:
     """The route's operation in the requested version, with the decoder for where its parameters come from."""
     if version == V1_0 and route.v1 is not None:
+        note_operation(route.v1)
         operation = V1_OPERATIONS[route.v1]
         return _QUERY_DECODERS.get(route.v1, operation.decode), operation
     if version == V0_3 and route.v03 is not None:
+        note_operation(route.v03)
         operation = V03_REST_OPERATIONS[route.v03]
         return operation.decode, operation
     other = "1.0" if version == V0_3 else "0.3"

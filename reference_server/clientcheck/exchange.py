@@ -69,6 +69,7 @@ class Exchange:
     status: int | None = None  # None: no answer was sent (the client went away first)
     response_headers: tuple[tuple[str, str], ...] = ()
     response_body: bytes = b""
+    fault: dict[str, Any] | None = None  # the fault the request's message asked for (bindings/faults.py)
 
     def header(self, name: str) -> str | None:
         return next((value for key, value in self.headers if key == name), None)

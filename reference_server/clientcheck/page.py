@@ -54,6 +54,9 @@ def render(report: dict[str, Any]) -> str:
         _conventions(report["conventions"]),
         f"<h2>Violations ({len(report['violations'])})</h2>",
         _violations(report["violations"]),
+        "<h2>Behaviours</h2>",
+        "<p>How the client behaved across its exchanges: held, broken (with the exchanges) or not exercised.</p>",
+        _behaviours(report["behaviours"]),
         "<h2>Checks</h2>",
         _checks(report["checks"]),
     ]
@@ -65,12 +68,14 @@ def render(report: dict[str, Any]) -> str:
 
 def _badges(summary: dict[str, Any]) -> str:
     violations = summary["violations"]
+    broken = summary["behavioursBroken"]
     return (
         '<p class="badges">'
         f"<span>{summary['exchanges']} A2A requests</span>"
         f"<span>callers: {escape(', '.join(summary['callers']) or 'none')}</span>"
         f"<span>{summary['cellsExercised']} of {summary['cellsApplicable']} cells exercised</span>"
         f'<span class="{"bad" if violations else "good"}">{violations} violation(s)</span>'
+        f'<span class="{"bad" if broken else "good"}">{broken} behaviour(s) broken</span>'
         "</p>"
     )
 
@@ -111,9 +116,7 @@ def _violations(violations: list[dict[str, Any]]) -> str:
     for found in violations:
         where = " ".join(escape(str(x)) for x in (found.get("method"), found.get("interface")) if x)
         path = f" at <code>{escape(found['path'])}</code>" if found.get("path") else ""
-        exchange = json.dumps(found["exchange"], indent=2, ensure_ascii=False)
-        if len(exchange) > MAX_EXCHANGE_CHARS:
-            exchange = exchange[:MAX_EXCHANGE_CHARS] + "\n… (cut; client-report.json has it whole)"
+        exchange = _cut(json.dumps(found["exchange"], indent=2, ensure_ascii=False))
         blocks.append(
             "<details><summary>"
             f'<span class="check">{escape(str(found["check"]))}</span> {escape(str(found["message"]))}{path}'
@@ -123,6 +126,32 @@ def _violations(violations: list[dict[str, Any]]) -> str:
             f"<pre>{escape(exchange)}</pre></details>"
         )
     return "\n".join(blocks)
+
+
+def _behaviours(behaviours: list[dict[str, Any]]) -> str:
+    rows = ["<table><tr><th>behaviour</th><th>what a well-behaved client does</th><th>spec</th><th>seen</th>"
+            "<th>result</th></tr>"]
+    kinds = {"held": "count0", "broken": "countN", "not exercised": "no"}
+    for behaviour in behaviours:
+        rows.append(f"<tr><td><code>{escape(behaviour['id'])}</code></td><td>{escape(behaviour['title'])}</td>"
+                    f"<td>{escape(behaviour['section'])}</td><td>{behaviour['instances']}</td>"
+                    f'<td class="{kinds[behaviour["status"]]}">{escape(behaviour["status"])}</td></tr>')
+    blocks = []
+    for behaviour in behaviours:
+        for found in behaviour["findings"]:
+            exchanges = _cut(json.dumps(found["exchanges"], indent=2, ensure_ascii=False))
+            blocks.append(
+                f'<details><summary><span class="check">{escape(behaviour["id"])}</span> '
+                f"{escape(found['message'])} — <code>{escape(', '.join(found['where']))}</code></summary>"
+                f"<p>{escape(behaviour['title'])} ({escape(behaviour['section'])})</p>"
+                f"<pre>{escape(exchanges)}</pre></details>")
+    return "\n".join([*rows, "</table>", *blocks])
+
+
+def _cut(text: str) -> str:
+    if len(text) > MAX_EXCHANGE_CHARS:
+        return text[:MAX_EXCHANGE_CHARS] + "\n… (cut; client-report.json has it whole)"
+    return text
 
 
 def _checks(checks: list[dict[str, Any]]) -> str:

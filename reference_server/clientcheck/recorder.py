@@ -24,6 +24,7 @@ from urllib.parse import parse_qsl, urlencode
 from blacksheep import Application
 
 from reference_server.bindings.auth import CALLER_KEY
+from reference_server.bindings.faults import FAULT_KEY
 from reference_server.clientcheck import checks, schemas
 from reference_server.clientcheck.exchange import NO_BODY, NOT_JSON, REST, Call, Exchange, classify, is_recorded
 from reference_server.disk import WRITER
@@ -101,6 +102,7 @@ class Recorder:
             "method": call.wire_name,
             "request": request_record(exchange, call),
             "response": response_record(exchange),
+            **({"fault": exchange.fault} if exchange.fault is not None else {}),
             "checks": {"violations": [v.as_json() for v in outcome.violations], "uses": outcome.uses,
                        "schemaChecked": outcome.schema_checked},
         }
@@ -136,6 +138,9 @@ def response_record(exchange: Exchange) -> dict[str, Any]:
         return {"status": None}
     content_type = exchange.response_header("content-type") or ""
     record: dict[str, Any] = {"status": exchange.status, "contentType": content_type}
+    retry_after = exchange.response_header("retry-after")
+    if retry_after is not None:
+        record["retryAfter"] = retry_after
     if content_type.startswith("text/event-stream"):
         record["events"] = [mask(event) for event in sse_events(exchange.response_body)]
     elif exchange.response_body:
@@ -237,8 +242,8 @@ class RecordingApplication(Application):
         try:
             await super().__call__(scope, receiving, sending)  # type: ignore[no-untyped-call]
         finally:
-            # the bodies are joined and decoded on the recorder thread; the caller is read now
-            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope)))
+            # the bodies are joined and decoded on the recorder thread; the caller and the fault are read now
+            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope), scope.get(FAULT_KEY)))
 
 
 class _Capture:
@@ -249,7 +254,7 @@ class _Capture:
         self.headers: list[tuple[bytes, bytes]] = []
         self.response: list[bytes] = []
 
-    def exchange(self, scope: Scope, caller: str | None) -> Exchange:
+    def exchange(self, scope: Scope, caller: str | None, fault: dict[str, Any] | None) -> Exchange:
         def decoded(pairs: Any) -> tuple[tuple[str, str], ...]:
             return tuple((bytes(k).decode("latin-1").lower(), bytes(v).decode("latin-1")) for k, v in pairs)
 
@@ -258,4 +263,5 @@ class _Capture:
             query=cast(bytes, scope.get("query_string", b"")).decode("latin-1"),
             headers=decoded(scope.get("headers", [])), body=b"".join(self.body), caller=caller,
             status=self.status, response_headers=decoded(self.headers), response_body=b"".join(self.response),
+            fault=fault,
         )

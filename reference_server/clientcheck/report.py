@@ -1,7 +1,8 @@
 """`reference-server report DIR`: the records of a run as client-report.json and client-report.html.
 
 The report holds the coverage matrix (operation x binding x version, exercised or not), every violation with its
-spec section and the exchange that made it, and the MAY/SHOULD conventions the client used or not.
+spec section and the exchange that made it, the MAY/SHOULD conventions the client used or not, and how the client
+behaved across exchanges (behaviours.py): held, broken (with the exchanges) or not exercised.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.bindings.http import V0_3, V1_0
+from reference_server.clientcheck.behaviours import assess
 from reference_server.clientcheck.checks import CHECKS, CONVENTIONS
 from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST
 from reference_server.clientcheck.page import render
@@ -67,6 +69,7 @@ def build(folder: Path) -> dict[str, Any]:
     violations = [_violation(record, found) for record in records
                   for found in (record.data.get("checks") or {}).get("violations") or []]
     coverage = _coverage(calls)
+    behaviours = assess((f"{r.file}:{r.line}", r.data) for r in records)
     exercised = sum(1 for cell in coverage if cell["requests"])
     applicable = sum(1 for cell in coverage if cell["applicable"])
     return {
@@ -77,6 +80,7 @@ def build(folder: Path) -> dict[str, Any]:
             "cardFetches": len(records) - len(calls),
             "callers": sorted({r.data.get("caller") or "(unauthenticated)" for r in calls}),
             "violations": len(violations),
+            "behavioursBroken": sum(1 for b in behaviours if b["status"] == "broken"),
             "cellsExercised": exercised,
             "cellsApplicable": applicable,
             "schemaChecked": sum(1 for r in calls if (r.data.get("checks") or {}).get("schemaChecked")),
@@ -91,7 +95,13 @@ def build(folder: Path) -> dict[str, Any]:
                     "violations": sum(1 for v in violations if v["check"] == c.id)} for c in CHECKS.values()],
         "conventions": _conventions(calls),
         "violations": violations,
+        "behaviours": behaviours,
     }
+
+
+def failed(report: dict[str, Any]) -> bool:
+    """Whether the client broke a rule: a request's violation, or a broken behaviour (`make client-check` exits 1)."""
+    return bool(report["summary"]["violations"] or report["summary"]["behavioursBroken"])
 
 
 def _coverage(calls: list[Record]) -> list[dict[str, Any]]:
@@ -143,7 +153,8 @@ def summary_text(report: dict[str, Any]) -> str:
     summary = report["summary"]
     callers = ", ".join(summary["callers"]) or "none"
     lines = [f"Client check: {summary['exchanges']} A2A requests from {callers}; "
-             f"{summary['violations']} violation(s); {summary['cellsExercised']} of "
+             f"{summary['violations']} violation(s); {summary['behavioursBroken']} behaviour(s) broken; "
+             f"{summary['cellsExercised']} of "
              f"{summary['cellsApplicable']} operation x binding x version cells exercised", ""]
     columns = report["coverage"]["columns"]
     width = max(len(op) for op in report["coverage"]["operations"]) + 2
@@ -163,6 +174,12 @@ def summary_text(report: dict[str, Any]) -> str:
         mark = "x" if convention["used"] else " "
         lines.append(f"  [{mark}] {convention['id']}: {convention['title']} ({convention['section']})"
                      + (f", {convention['requests']} request(s)" if convention["used"] else ", not used"))
+    lines += ["", "Behaviours:"]
+    for behaviour in report["behaviours"]:
+        counted = f" ({behaviour['instances']} seen, {behaviour['broken']} broken)" if behaviour["instances"] else ""
+        lines.append(f"  {behaviour['status']:<13} {behaviour['id']}: {behaviour['title']} ({behaviour['section']})"
+                     + counted)
+        lines += [f"      {', '.join(found['where'])}: {found['message']}" for found in behaviour["findings"]]
     lines.append("")
     if not report["violations"]:
         lines.append("Violations: none")

@@ -135,6 +135,18 @@ class BodyTimeout(A2AError):
     default_message = "Request body too slow"
 
 
+class TooManyRequests(A2AError):
+    """Refused before anything was done, on purpose (a fault a message asked for): retry after Retry-After."""
+
+    default_message = "Too many requests"
+
+
+class Unavailable(A2AError):
+    """Unavailable before anything was done, on purpose (a fault a message asked for): retry after Retry-After."""
+
+    default_message = "Service unavailable"
+
+
 class Unauthenticated(A2AError):
     """No key, an unknown key, or a key that matches more than one caller."""
 
@@ -160,8 +172,8 @@ class WireError:
 # The error table: A2A v1.0.1 §5.4 for A2A errors, JSON-RPC 2.0 + §3.3.2 for the generic ones.
 # Reasons follow §10.6/§11.6 (the error type in UPPER_SNAKE_CASE without "Error"), so a REST client can
 # tell errors that share HTTP 400 apart; InternalError uses INTERNAL_ERROR as the official SDKs do.
-# -32000 (server error range) carries the errors A2A gives no code to: auth, body size and the push
-# receiver's not-found (an HTTP-only endpoint); they have no A2A reason, so no ErrorInfo.
+# -32000 (server error range) carries the errors A2A gives no code to: auth, the refusals a fault asks for and the
+# push receiver's not-found (an HTTP-only endpoint); they have no A2A reason, so no ErrorInfo.
 ERROR_TABLE: dict[type[A2AError], WireError] = {
     ParseError: WireError(-32700, 400, "INVALID_ARGUMENT", "JSON_PARSE"),
     InvalidRequest: WireError(-32600, 400, "INVALID_ARGUMENT", "INVALID_REQUEST"),
@@ -188,6 +200,9 @@ ERROR_TABLE: dict[type[A2AError], WireError] = {
     PayloadTooLarge: WireError(-32600, 413, "INVALID_ARGUMENT", None),
     BodyTimeout: WireError(-32600, 408, "DEADLINE_EXCEEDED", None),
     Unauthenticated: WireError(-32000, 401, "UNAUTHENTICATED", None),
+    # HTTP-level refusals (bindings/faults.py): RFC 6585 §4 and RFC 9110 §15.6.4, with Retry-After
+    TooManyRequests: WireError(-32000, 429, "RESOURCE_EXHAUSTED", None),
+    Unavailable: WireError(-32000, 503, "UNAVAILABLE", None),
     WatchNotFound: WireError(-32000, 404, "NOT_FOUND", None),
 }
 

@@ -100,7 +100,7 @@ def main() -> int:
     if settings.workspace is None or not settings.workspace.resolve().is_dir():
         print("serve_ours: --workspace must name a folder", file=sys.stderr)
         return 2
-    configure_logging()  # as cli.main(): the task-end log line is part of the cost of a task
+    configure_logging(settings.request_log)  # as cli.main(): the task-end line and the request log cost their share
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
     tune_runtime(app)

@@ -133,7 +133,8 @@ def same_shape(workspace: Path, task_id: str) -> str | None:
     return None
 
 
-async def start_ours(tmp: Path, task_files: int, cpu: int | None, *, probed: bool) -> Server | None:
+async def start_ours(tmp: Path, task_files: int, cpu: int | None, *, probed: bool, flags: tuple[str, ...] = ()
+                     ) -> Server | None:
     """Our server on a workspace holding task_files task files; probed: with the loop-lag probe and the
     callback timer (their cost stays out of the throughput figures, which come from an unprobed run)."""
     workspace = tmp / "workspace"
@@ -142,7 +143,7 @@ async def start_ours(tmp: Path, task_files: int, cpu: int | None, *, probed: boo
     env = {name: value for name, value in os.environ.items()  # no A2A__ settings: the scripted echo, no real model
            if not name.replace(":", "__").lower().startswith("a2a__")}
     argv = [sys.executable, str(HERE / "serve_ours.py"), "--workspace", str(workspace), "--host", load.HOST,
-            "--port", str(port), *(["--lag-report", str(report)] if probed else [])]
+            "--port", str(port), *(["--lag-report", str(report)] if probed else []), *flags]
     return await start("ours", argv, port, "/a2a", {**V1, "X-API-Key": KEYS["bench"]}, tmp / "ours.log", cpu,
                        env, report if probed else None)
 

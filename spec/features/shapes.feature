@@ -207,3 +207,93 @@ Feature: The scripted agent gives every shape of answer a client must handle
       | need auth        | tck-auth-required           |
       | need input       | tck-input-required          |
       | status metadata  | shape-status-metadata       |
+
+  # --- faults and timing on demand (issue 18): the script asks for one, the HTTP edge carries it out, and the task
+  # --- ends as it would have (docs/scripted-agent.md, "Faults and timing")
+
+  @v0_3
+  Scenario: A stream cut on request breaks while its task runs to its end
+    When the caller streams "cut after 3 events"
+    Then the stream breaks after 3 events, without its end
+    And the task becomes completed
+    And the response artifact says "one two three four five."
+
+  @v0_3
+  Scenario: A subscription picks up the task of a stream that was cut
+    When the caller streams "cut after 2 events"
+    And the caller subscribes to the task
+    Then the stream ends with the task completed
+
+  Scenario: A cut stream's context takes the next message once its task ends
+    When the caller streams "cut after 1 event"
+    Then the task becomes completed
+    When the caller sends "hello" in the same context
+    Then the task is completed
+
+  @v0_3
+  Scenario Outline: A refusal on request gives way on the attempt after the last
+    When the caller sends "refuse <status> 2 times, retry after 1"
+    Then the call is refused as <refusal>, to retry after 1 second
+    When the caller sends the same message again
+    Then the call is refused as <refusal>, to retry after 1 second
+    And no task was created
+    When the caller sends the same message again
+    Then the task is completed
+
+    Examples:
+      | status | refusal           |
+      | 429    | too many requests |
+      | 503    | unavailable       |
+
+  @v0_3
+  Scenario: A messageId prefix asks for a fault whatever the text says
+    When the caller sends "ask: Which city?" with a message id starting "fault-refuse-503-1-2"
+    Then the call is refused as unavailable, to retry after 2 seconds
+    When the caller sends the same message again
+    Then the task is input-required
+
+  @v0_3
+  Scenario: A reset on request does nothing, and the next attempt is answered
+    When the caller sends "reset"
+    Then the connection is reset before any answer
+    And no task was created
+    When the caller sends the same message again
+    Then the task is completed
+
+  Scenario: A frame that is not JSON comes on request, and the stream goes on
+    When the caller streams "bad frame"
+    Then right after the stream's first event comes a frame that is not JSON
+    And the stream ends with the task completed
+
+  Scenario: An answer that is not JSON on request leaves its task completed
+    When the caller sends "not json"
+    Then the answer's body is not JSON
+    When the caller lists its tasks
+    Then the list holds one task, completed
+
+  @v0_3
+  Scenario Outline: A fault asked for with a value it cannot take names the value
+    When the caller sends "<command>"
+    Then the call fails with InvalidParams
+    And the error message says "<said>"
+    And no task was created
+
+    Examples:
+      | command                            | said                                                          |
+      | cut after 0 events                 | cutAfter '0': must be a whole number of events from 1 to 1000 |
+      | slow start -1                      | firstByteDelay '-1': must be a number of seconds from 0 to 30 |
+      | drip 11                            | eventDelay '11': must be a number of seconds from 0 to 10     |
+      | refuse 200                         | refuse '200': is not an error status                          |
+      | refuse 404                         | refuse '404': is not a status a client retries after          |
+      | reset 11 times                     | times '11': must be a whole number of attempts from 1 to 10   |
+      | refuse 429 2 times, retry after 61 | retryAfter '61': must be a whole number of seconds from 0     |
+
+  Scenario Outline: A fault for the other kind of answer is refused with why
+    When the caller <sends> "<command>"
+    Then the call fails with InvalidParams
+    And the error message says "<said>"
+
+    Examples:
+      | sends   | command            | said                                                  |
+      | sends   | cut after 2 events | changes a stream: send this message with SendStreamingMessage |
+      | streams | not json           | changes a SendMessage answer                          |

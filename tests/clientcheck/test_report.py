@@ -100,7 +100,7 @@ def test_every_violation_comes_with_its_section_and_exchange(records: Path) -> N
 
 def test_the_summary_prints_the_matrix_the_conventions_and_the_violations(records: Path) -> None:
     text = report.summary_text(report.build(records))
-    assert "5 A2A requests from desk/c; 1 violation(s); 5 of 42" in text
+    assert "5 A2A requests from desk/c; 1 violation(s); 0 behaviour(s) broken; 5 of 42" in text
     assert re.search(r"^SendMessage\s+1/1\s+-\s+0/1\s+-$", text, re.MULTILINE), text
     assert re.search(r"^ListTasks\s+-\s+1/1\s+n/a\s+n/a$", text, re.MULTILINE), text
     assert "[x] cursorPaging" in text and "[ ] pushConfig" in text

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -152,3 +153,19 @@ def test_the_notifier_secrets_never_show() -> None:
     with pytest.raises(SettingsError) as raised:
         load_settings({}, ["--telegram-bot-token", " "])
     assert "--telegram-bot-token has the value ***" in str(raised.value)
+
+
+@pytest.mark.parametrize("key", [k for k in KEYS if k.form == "true or false"], ids=lambda k: k.flag)
+def test_every_boolean_flag_works_bare_and_with_a_value(key: Any) -> None:
+    # a switch alone means true, even before another flag; a value still decides
+    bare = load_settings({}, [key.flag, "--max-hops", "4"])
+    assert getattr(bare, key.attr) is True and bare.max_hops == 4
+    assert getattr(load_settings({}, [key.flag, "false"]), key.attr) is False
+    assert getattr(load_settings({}, [key.flag, "true"]), key.attr) is True
+    assert getattr(load_settings({f"A2A__{key.env}": "true"}, [key.flag, "false"]), key.attr) is False
+    with pytest.raises(SettingsError, match=rf"{key.flag} has the value 'maybe'; expected true or false"):
+        load_settings({}, [key.flag, "maybe"])
+
+
+def test_there_are_boolean_flags_to_check() -> None:
+    assert {k.flag for k in KEYS if k.form == "true or false"} >= {"--allow-private-push-urls", "--hybrid-card"}

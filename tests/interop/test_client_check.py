@@ -306,7 +306,10 @@ assert c.post("/a2a/v1/message:send", json={"message": message}).status_code == 
     (PY_CLIENT, 0, r"Violations: none"),
     (PY_CLIENT.replace('"role": "ROLE_USER"', '"role": 1'), 1, r"Violations \(1\):\n  enum-spelling \[A2A §5\.5\]"),
     (PY_CLIENT + "\nraise SystemExit(5)\n", 2, r"the command failed \(exit code 5\)"),
-], ids=["clean", "violations", "command-failed"])
+    (PY_CLIENT.replace('"hello"', '"refuse 429, retry after 5"').replace("== 200", "== 429")
+     + 'assert c.post("/a2a/v1/message:send", json={"message": message}).status_code == 200\n', 1,
+     r"0 violation\(s\); 1 behaviour\(s\) broken.*\n(.*\n)*  broken +retry-after-honoured"),
+], ids=["clean", "violations", "command-failed", "behaviour-broken"])
 def test_client_check_exit_codes(tmp_path: Path, client: str, code: int, printed: str) -> None:
     script = tmp_path / "client.py"
     script.write_text(client)
@@ -314,4 +317,4 @@ def test_client_check_exit_codes(tmp_path: Path, client: str, code: int, printed
     assert done.returncode == code, done.stdout + done.stderr
     assert re.search(printed, done.stdout + done.stderr), done.stdout + done.stderr
     assert "SendMessage                       0/0" not in done.stdout
-    assert re.search(r"^SendMessage\s+-\s+1/1", done.stdout, re.MULTILINE), done.stdout
+    assert re.search(r"^SendMessage\s+-\s+1/[12]", done.stdout, re.MULTILINE), done.stdout

@@ -36,6 +36,9 @@ def open_stream(world: Any, operation: str, params: dict[str, Any]) -> StreamRep
 def events(world: Any) -> list[dict[str, Any]]:
     stream = world.stream
     assert stream is not None and stream.error is None, f"expected a stream, got {stream and stream.error}"
+    # only a fault the scenario asked for, and checked (steps/faults.py), breaks or garbles a stream
+    assert not stream.broken or world.notes.get("fault checked"), "the stream broke before its end"
+    assert not stream.garbled or world.notes.get("fault checked"), f"frames that are not JSON: {stream.garbled}"
     assert stream.events, "the stream carried no event"
     return stream.events  # type: ignore[no-any-return]
 

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import httpx
 from pytest_bdd import given, parsers, then, when
 
 from steps.common import UUID, new_key, wait_until, workspace_of, write_json
@@ -38,8 +39,15 @@ def text_message(text: str, *, context_id: str | None = None, task_id: str | Non
 def send(world: Any, message: dict[str, Any], **configuration: Any) -> Any:
     """SendMessage (blocking unless told otherwise); remembers the task as "the task" and by its text."""
     params: dict[str, Any] = {"message": message, "configuration": configuration}
-    world.stream = None
-    world.reply = world.client().call("SendMessage", params)
+    world.stream, world.notes["sent"] = None, params
+    try:
+        world.reply = world.client().call("SendMessage", params)
+    except httpx.TransportError as error:  # a connection closed unanswered: only a fault the message asked for
+        world.reply, world.notes["no answer"] = None, error
+        return None
+    except json.JSONDecodeError as error:  # an answer that is not JSON: the same
+        world.reply, world.notes["not json"] = None, error.doc
+        return None
     task = world.reply.body.get("task") if world.reply.error is None else None
     if task is not None:
         remember(world, task)

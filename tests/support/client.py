@@ -96,6 +96,10 @@ class StreamReply:
     raw_events: list[Any] = field(default_factory=list)
     error: ErrorView | None = None
     content_type: str = ""
+    # what only a fault the message asked for brings (docs/scripted-agent.md): the connection closed before the
+    # stream's end, and the data of frames that are not JSON
+    broken: bool = False
+    garbled: list[str] = field(default_factory=list)
 
 
 class A2AClient:
@@ -257,13 +261,21 @@ class A2AClient:
                 return StreamReply(response.status_code, error=reply.error, content_type=content_type)
             stream = StreamReply(response.status_code, content_type=content_type)
             kinds = []
-            for sse in source.iter_sse():
-                assert stream.error is None, f"the stream went on after its error: {sse.data}"
-                kinds.append(sse.event)
-                seen = len(stream.events)
-                self._take_event(stream, sse.event, json.loads(sse.data), request_id)
-                if len(stream.events) > seen and on_event is not None:
-                    on_event(stream.events[-1])
+            try:
+                for sse in source.iter_sse():
+                    assert stream.error is None, f"the stream went on after its error: {sse.data}"
+                    try:
+                        data = json.loads(sse.data)
+                    except ValueError:
+                        stream.garbled.append(sse.data)
+                        continue
+                    kinds.append(sse.event)
+                    seen = len(stream.events)
+                    self._take_event(stream, sse.event, data, request_id)
+                    if len(stream.events) > seen and on_event is not None:
+                        on_event(stream.events[-1])
+            except httpx.RemoteProtocolError:  # closed before the chunked body's end
+                stream.broken = True
             if stream.error is not None and not stream.events:
                 # A2A 1.0 and 0.3 HTTP+JSON answer such an error plainly (DIGEST §10); 0.3 JSON-RPC as one plain
                 # `data:` event, the way the a2a-sdk server sends it and its 0.3 client reads it

@@ -62,8 +62,11 @@ async function exercise(binding, version) {
   const asked = taskOf(await client.sendMessage(send("ask: Which city?")));
   await client.sendMessage(send("Lisbon", { message: { taskId: asked.id, contextId: asked.contextId } }));
   if (version === "1.0") {  // 0.3 has no ListTasks
-    const page = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 1 }));
-    await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 1, pageToken: page.nextPageToken }));
+    // every page, each nextPageToken followed until it is empty (A2A §3.1.4; the report's pages-followed)
+    let page = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2 }));
+    while (page.nextPageToken) {
+      page = await client.listTasks(ListTasksRequest.fromJSON({ pageSize: 2, pageToken: page.nextPageToken }));
+    }
   }
   await drain(client.sendMessageStream(send("streamed hello")));
   const long = taskOf(await client.sendMessage(send("sleep 30", { configuration: { returnImmediately: true } })));

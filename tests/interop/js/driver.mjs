@@ -4,7 +4,8 @@
 // Reads one JSON request per line on stdin: {"mode": "jsonrpc-1.0"|"rest-1.0"|"jsonrpc-0.3"|"rest-0.3",
 // "op": "send"|"stream"|..., "params": {...}} and writes one JSON answer per line on stdout:
 // {"ok": true, "result": <what the SDK returned, as proto-JSON>, "wire": [<the HTTP requests it sent>]}
-// or {"ok": false, "error": {"name", "kinds", "message"}, "wire": [...]}.
+// or {"ok": false, "error": {"name", "kinds", "message", "events"}, "wire": [...]} (events: what a stream gave
+// before it failed).
 // The client is built as REAL-CLIENTS.md §5 says: the card fetched by DefaultAgentCardResolver, X-API-Key
 // set by a fetchImpl wrapper given to the resolver and both transport factories, and, for the 0.3 modes,
 // `legacyCompat: {enabled: true}` with the card's interfaces narrowed to the one under test.
@@ -85,7 +86,12 @@ function sendRequest({ text, taskId = "", contextId = "", messageId, returnImmed
 
 async function collect(stream) {
   const events = [];
-  for await (const event of stream) events.push(StreamResponse.toJSON(event));
+  try {
+    for await (const event of stream) events.push(StreamResponse.toJSON(event));
+  } catch (error) {
+    error.events = events; // what the stream gave before it failed (a stream cut on purpose, tests/interop)
+    throw error;
+  }
   return events;
 }
 
@@ -135,8 +141,8 @@ async function handle(line) {
     const result = await OPERATIONS[op](client, params);
     return { ok: true, result, wire };
   } catch (error) {
-    return { ok: false, error: { name: error.constructor.name, kinds: kindsOf(error), message: String(error.message) },
-      wire };
+    return { ok: false, error: { name: error.constructor.name, kinds: kindsOf(error), message: String(error.message),
+      events: error.events ?? [] }, wire };
   }
 }
 

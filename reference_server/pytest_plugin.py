@@ -1,0 +1,187 @@
+"""The pytest plugin for client projects: a reference server for a test or a session (docs/client-testing.md).
+
+Installing the package registers it (the `pytest11` entry point), so pytest loads it in every session: at import it
+defines its fixtures and nothing else; the server and everything it needs are imported when a test first asks for
+one. Each server listens on 127.0.0.1 on a port the system picks, serves a temporary workspace with one caller and a
+fresh key, records every exchange (A2A__Record), and stops when its fixture's scope ends.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    import uvicorn
+    from blacksheep import Application
+
+CALLER = "client"
+START_SECONDS = 15.0
+STOP_SECONDS = 10.0
+
+
+class ReferenceServerError(RuntimeError):
+    """The reference server did not start; the message says why."""
+
+
+class ReferenceServer:
+    """A reference server on 127.0.0.1 serving one workspace with one caller, recording what that caller sends.
+
+    `url` is the base URL (the card is at `card_url`; JSON-RPC at `url + "/a2a"`, HTTP+JSON under
+    `url + "/a2a/v1"`), `key` the caller's key (X-API-Key or Authorization: Bearer). `set_script()` gives the
+    scripted agent a script of your own; `exchanges()` and `report()` are what was recorded so far."""
+
+    def __init__(self, folder: Path, *, port: int = 0, **settings: Any) -> None:
+        self.folder = folder
+        self.workspace = folder / "workspace"
+        self.records = folder / "records"
+        self.key = "k_" + secrets.token_hex(24)
+        self.url = ""
+        self._port = port
+        self._settings = settings
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._app: Application | None = None
+        self._failure: BaseException | None = None
+        self._said: list[str] = []
+
+    @property
+    def card_url(self) -> str:
+        return self.url + "/.well-known/agent-card.json"
+
+    # --- start and stop
+
+    def start(self) -> ReferenceServer:
+        """Start the server and wait until it listens; ReferenceServerError names the cause when it cannot."""
+        import uvicorn
+
+        from reference_server.app import create_app
+        from reference_server.domain.callers import Workspace
+        from reference_server.serving import uvicorn_options
+        from reference_server.settings import Settings
+
+        a2a = self.workspace / ".volcanic" / "a2a"
+        a2a.mkdir(parents=True, exist_ok=True)
+        (a2a / "callers.json").write_text(json.dumps([{"name": CALLER, "key": self.key, "mode": "isolated",
+                                                       "note": "made by the pytest plugin"}]))
+        workspace = Workspace(self.workspace, owner_id="owner", scope_prefix="pytest")
+        try:
+            settings = Settings(**{"allow_private_push_urls": True, "request_log": "off", **self._settings,
+                                   "record": self.records})
+        except TypeError as error:
+            raise ReferenceServerError(f"the A2A reference server did not start: a setting it does not have "
+                                       f"({error})") from None
+        self._app = create_app(settings, lambda: [workspace])
+        config = uvicorn.Config(self._app, host="127.0.0.1", port=self._port, log_level="warning", lifespan="on",
+                                **{**uvicorn_options(settings), "timeout_graceful_shutdown": 2})
+        self._server = server = uvicorn.Server(config)
+        said = _Said(self._said)
+        logging.getLogger("uvicorn.error").addHandler(said)
+        self._thread = threading.Thread(target=self._serve, name="a2a-reference-server", daemon=True)
+        self._thread.start()
+        deadline = time.monotonic() + START_SECONDS
+        try:
+            while not server.started:
+                if not self._thread.is_alive() or time.monotonic() > deadline:
+                    self.stop()
+                    raise ReferenceServerError(f"the A2A reference server did not start: {self._cause()}")
+                time.sleep(0.01)  # a bounded poll for the listening socket
+        finally:
+            logging.getLogger("uvicorn.error").removeHandler(said)
+        self.url = f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
+        return self
+
+    def _serve(self) -> None:
+        assert self._server is not None
+        try:
+            self._server.run()
+        except BaseException as error:  # uvicorn ends a failed start with SystemExit; the cause is what it said
+            self._failure = error
+
+    def _cause(self) -> str:
+        if self._said:
+            return "; ".join(self._said)
+        if self._failure is not None:
+            return f"{type(self._failure).__name__}: {self._failure}"
+        return f"it was not listening after {START_SECONDS:g} s"
+
+    def stop(self) -> None:
+        """Stop the server; what it recorded is on disk when this returns."""
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join(STOP_SECONDS)
+
+    # --- what the test reads and sets
+
+    def set_script(self, script: dict[str, Any] | str | None) -> None:
+        """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
+        dict or JSON text; None goes back to the default script."""
+        path = self.workspace / ".volcanic" / "a2a" / "script.json"
+        if script is None:
+            path.unlink(missing_ok=True)
+            return
+        path.write_text(script if isinstance(script, str) else json.dumps(script), encoding="utf-8")
+
+    def exchanges(self) -> list[dict[str, Any]]:
+        """Every exchange recorded so far, in the order they arrived (docs/client-testing.md, "Recording by hand")."""
+        self._flush()
+        found = []
+        for path in sorted(self.records.glob("*.jsonl")):
+            found += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return sorted(found, key=lambda record: str(record.get("time")))
+
+    def report(self) -> dict[str, Any]:
+        """The client report of what was recorded so far (client-report.json's content), also written as
+        client-report.json and client-report.html into `folder`."""
+        from reference_server.clientcheck import report
+
+        self._flush()
+        self.records.mkdir(parents=True, exist_ok=True)
+        return report.write(self.records, self.folder)[0]
+
+    def _flush(self) -> None:
+        from reference_server.clientcheck.recorder import RecordingApplication
+
+        if isinstance(self._app, RecordingApplication) and self._thread is not None and self._thread.is_alive():
+            self._app.recorder.flush()
+
+
+class _Said(logging.Handler):
+    """Keeps the errors uvicorn logs while the server starts: why a start failed."""
+
+    def __init__(self, into: list[str]) -> None:
+        super().__init__(logging.ERROR)
+        self.into = into
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.into.append(record.getMessage())
+
+
+def _served(folder: Path) -> Iterator[ReferenceServer]:
+    server = ReferenceServer(folder).start()
+    try:
+        yield server
+    finally:
+        server.stop()
+        server.report()  # client-report.json and .html beside the records, for the test run to keep
+
+
+@pytest.fixture
+def a2a_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceServer]:
+    """A reference server for one test: its own workspace, key and records."""
+    yield from _served(tmp_path_factory.mktemp("a2a-server"))
+
+
+@pytest.fixture(scope="session")
+def a2a_server_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceServer]:
+    """One reference server for the whole session: every test that asks for it shares its records."""
+    yield from _served(tmp_path_factory.mktemp("a2a-server-session"))

@@ -1,0 +1,67 @@
+"""Steps about the faults a message asks for (docs/scripted-agent.md): a cut or garbled stream, a refusal, a reset,
+an answer that is not JSON; each step that sees one says so, so the stream steps let it pass."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pytest_bdd import parsers, then, when
+
+from steps.tasks import STATE, STATES, send
+
+
+@then(parsers.re(r"the stream breaks after (?P<count>\d+) events?, without its end$"))
+def _(world: Any, count: str) -> None:
+    stream = world.stream
+    assert stream is not None and stream.error is None, f"expected a stream, got {stream and stream.error}"
+    assert stream.broken, "the stream ended as usual"
+    assert len(stream.events) == int(count), [list(e) for e in stream.events]
+    last = stream.events[-1]
+    state = (last.get("statusUpdate") or last.get("task") or {}).get("status", {}).get("state")
+    assert state not in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"), last
+    world.notes["fault checked"] = True
+
+
+@then("right after the stream's first event comes a frame that is not JSON")
+def _(world: Any) -> None:
+    stream = world.stream
+    assert stream is not None and not stream.broken, stream
+    assert len(stream.garbled) == 1, stream.garbled
+    assert stream.raw_events, "no event before the frame"
+    world.notes["fault checked"] = True
+
+
+@when("the caller sends the same message again")
+def _(world: Any) -> None:
+    sent = world.notes["sent"]
+    send(world, sent["message"], **sent["configuration"])
+
+
+REFUSALS = {"too many requests": 429, "unavailable": 503}  # RFC 6585 §4, RFC 9110 §15.6.4
+
+
+@then(parsers.re(r"the call is refused as (?P<what>too many requests|unavailable), to retry after "
+                 r"(?P<seconds>\d+) seconds?$"))
+def _(world: Any, what: str, seconds: str) -> None:
+    reply = world.reply
+    assert reply is not None and reply.error is not None, f"expected a refusal, got {reply}"
+    assert reply.http_status == REFUSALS[what], (reply.http_status, reply.error)
+    assert reply.headers is not None and reply.headers.get("retry-after") == seconds, reply.headers
+    assert f"retry after {seconds} s" in reply.error.message, reply.error.message
+
+
+@then("the connection is reset before any answer")
+def _(world: Any) -> None:
+    assert world.reply is None and world.notes.pop("no answer", None) is not None, world.reply
+
+
+@then("the answer's body is not JSON")
+def _(world: Any) -> None:
+    assert world.reply is None and "not json" in world.notes, world.reply
+    assert world.notes.pop("not json").startswith('{"')  # the first half of the answer
+
+
+@then(parsers.re(rf"the list holds one task, {STATE}$"))
+def _(world: Any, state: str) -> None:
+    tasks = world.reply.body["tasks"]
+    assert [task["status"]["state"] for task in tasks] == [STATES[state]], tasks

@@ -1,0 +1,83 @@
+"""reference_server/pytest_plugin.py: the fixtures a client project gets by installing the package.
+
+The complete example of docs/client-testing.md runs as a client project would run it: its own folder, a pytest of its
+own, no conftest of ours, the plugin found through its entry point. The rest: the plugin costs a session that does
+not use it nothing, a failed start names its cause, and a server stops with its fixture.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from reference_server.pytest_plugin import ReferenceServer, ReferenceServerError
+
+ROOT = Path(__file__).resolve().parents[1]
+DOC = ROOT / "docs" / "client-testing.md"
+EXAMPLE = re.compile(r"<!-- pytest example: (?P<name>\S+) -->\n```python\n(?P<code>.*?)```", re.S)
+
+
+def test_the_plugin_is_found_through_its_entry_point(pytestconfig: pytest.Config) -> None:
+    plugin = pytestconfig.pluginmanager.get_plugin("a2a_reference_server")
+    assert plugin is not None and plugin.__name__ == "reference_server.pytest_plugin"
+
+
+def test_loading_the_plugin_imports_nothing_of_the_server() -> None:
+    code = ("import sys, reference_server.pytest_plugin; print(sorted(m for m in sys.modules if m.startswith("
+            "('reference_server', 'blacksheep', 'uvicorn', 'httpx', 'jsonschema', 'a2a'))))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "['reference_server', 'reference_server.pytest_plugin']"
+
+
+def test_the_documented_example_passes_as_a_client_project_runs_it(tmp_path: Path) -> None:
+    [example] = EXAMPLE.finditer(DOC.read_text(encoding="utf-8"))
+    project = tmp_path / "my-client"
+    project.mkdir()
+    (project / example["name"]).write_text(example["code"], encoding="utf-8")
+    basetemp = tmp_path / "basetemp"
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
+                           f"--basetemp={basetemp}", example["name"]],
+                          cwd=project, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "3 passed" in done.stdout, done.stdout
+    # each fixture wrote its report when it stopped: the test's own server, and the session's with both tests
+    reports = {path.parent.name.rstrip("0123456789"): json.loads(path.read_text())
+               for path in basetemp.glob("*/client-report.json") if not path.parent.is_symlink()}
+    assert set(reports) == {"a2a-server", "a2a-server-session"}, list(basetemp.iterdir())
+    assert reports["a2a-server"]["summary"]["exchanges"] == 1
+    session = reports["a2a-server-session"]
+    assert session["summary"]["exchanges"] == 3 and session["summary"]["behavioursBroken"] == 0
+
+
+def test_a_failed_start_names_the_cause(tmp_path: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(ReferenceServerError, match=r"did not start: .*address already in use"):
+            ReferenceServer(tmp_path, port=port).start()
+
+
+def test_an_unknown_setting_is_named(tmp_path: Path) -> None:
+    with pytest.raises(ReferenceServerError, match=r"did not start: a setting it does not have .*max_hopz"):
+        ReferenceServer(tmp_path, max_hopz=1).start()
+
+
+def test_a_server_stops_with_its_fixture_and_its_records_stay(tmp_path: Path) -> None:
+    server = ReferenceServer(tmp_path, max_hops=1).start()
+    with httpx.Client(base_url=server.url, headers={"X-API-Key": server.key, "A2A-Version": "1.0"}) as http:
+        assert http.get("/a2a/v1/tasks").status_code == 200
+        assert httpx.get(server.card_url).status_code == 200
+    assert [record["operation"] for record in server.exchanges()] == ["ListTasks", None]
+    server.stop()
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(server.card_url, timeout=2)
+    assert server.report()["summary"]["exchanges"] == 1  # the records outlive the server
+    assert (tmp_path / "client-report.html").is_file()
