@@ -287,7 +287,7 @@ def design_tests(root: Path) -> dict[str, str]:
 
 def page_for(root: Path, results: list[dict[str, Any]], *, target: str | None = None, generated: str = "") -> Page:
     """The page of the project's spec/features, design tests and snapshots, with these results."""
-    features = [parse_feature(path) for path in sorted((root / "spec" / "features").glob("*.feature"))]
+    features = [parse_feature(path) for path in sorted((root / "spec" / "features").rglob("*.feature"))]
     return Page(features, results, design_tests(root), root / "spec" / "snapshots" / "test_spec", target, generated)
 
 

@@ -179,7 +179,7 @@ def test_every_feature_and_scenario_is_on_the_page_rendered_by_chromium(tmp_path
     dom.feed(run.stdout)
     features = [feature.name for feature in page.features]
     scenarios = [scenario.name for feature in page.features for scenario in feature.scenarios]
-    assert len(features) == len(list((ROOT / "spec" / "features").glob("*.feature"))) and scenarios
+    assert len(features) == len(list((ROOT / "spec" / "features").rglob("*.feature"))) and scenarios
     missing = [name for name in [*features, *scenarios] if name not in dom.headings]
     assert not missing, f"not on the rendered page: {missing}"
     assert run.stdout.count('class="results"') == len(scenarios)

@@ -11,7 +11,7 @@ import pytest
 from gherkin.parser import Parser
 
 ROOT = Path(__file__).resolve().parents[2]
-FEATURES = sorted((ROOT / "spec" / "features").glob("*.feature"))
+FEATURES = sorted((ROOT / "spec" / "features").rglob("*.feature"))
 # binding-specific features may speak of routes, verbs and status codes; the others speak A2A
 BINDING_FEATURES = {"jsonrpc.feature", "rest.feature", "errors.feature"}
 # design tests whose behaviour belongs to a later issue (none now)
