@@ -1,4 +1,4 @@
-@auth
+@auth @design
 Feature: Callers authenticate with a key from the agent's owner
   Design, "Authentication and tenancy": every endpoint except the public card needs a key. The
   workspace whose callers.json holds the key is the assistant the caller talks to. No match → 401;
@@ -17,6 +17,7 @@ Feature: Callers authenticate with a key from the agent's owner
     When the caller fetches the extended agent card
     Then the call succeeds
 
+  @server
   Scenario Outline: Credentials that disagree are refused, saying why
     Given the caller's request carries <credentials>
     When the caller fetches the extended agent card
@@ -30,12 +31,13 @@ Feature: Callers authenticate with a key from the agent's owner
       | its key in two X-API-Key headers                       | send the key once       |
       | its key as a bearer token twice                        | send the key once       |
 
+  @server
   Scenario: The same key in X-API-Key and as a bearer token is accepted
     Given the caller's request carries its key in X-API-Key and the same key as a bearer token
     When the caller fetches the extended agent card
     Then the call succeeds
 
-  @no_binding
+  @no_binding @server
   Scenario Outline: No spelling of an A2A path reaches an operation without a key
     # the router ignores case; the key check sits on every A2A handler, so no spelling gets past it
     Given the caller presents no key
@@ -57,13 +59,12 @@ Feature: Callers authenticate with a key from the agent's owner
       | GET  | /a2a%2Fv1/tasks           | knows no such route           |
       | GET  | /a2a//v1/tasks            | knows no such route           |
 
-  @portable
   Scenario: A call without a key is refused
     Given the caller presents no key
     When the caller fetches the extended agent card
     Then the call is refused as unauthenticated
 
-  @Auth_UnknownKey_Returns401 @v0_3 @portable
+  @Auth_UnknownKey_Returns401 @v0_3
   Scenario: An unknown key is refused
     Given the caller presents the key "k_not-in-any-callers-file"
     When the caller fetches the extended agent card
@@ -115,7 +116,6 @@ Feature: Callers authenticate with a key from the agent's owner
       | {"name": "ok-bot", "mode": "owner"}                             | refused  |
       | {"mode": "isolated"}                                            | refused  |
 
-  @portable
   Scenario Outline: Every A2A operation needs a key
     Given the caller presents no key
     When the caller calls <operation>

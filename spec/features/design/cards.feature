@@ -1,4 +1,4 @@
-@cards
+@cards @design
 Feature: Agent cards
   A2A §8.2: the agent card is at /.well-known/agent-card.json. Design, "Decisions": a generic public
   card plus a per-caller extended card built from <workspace>/.volcanic/a2a/card.json, read on every
@@ -31,7 +31,7 @@ Feature: Agent cards
       | HTTP+JSON | 0.3     | /a2a    |
     And the card declares the security schemes "apiKey, bearer"
 
-  @no_binding
+  @no_binding @server
   Scenario: The public card can be cached
     When anyone fetches the public agent card
     Then the card comes with Cache-Control max-age, an ETag and Last-Modified

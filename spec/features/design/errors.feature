@@ -1,4 +1,4 @@
-@bindings
+@bindings @server
 Feature: One error table for both bindings
   A2A v1.0.1 §5.4: each A2A error has one JSON-RPC code and one HTTP status with a gRPC status name;
   JSON-RPC puts a google.rpc.ErrorInfo in error.data, HTTP+JSON answers a google.rpc.Status whose
@@ -13,7 +13,6 @@ Feature: One error table for both bindings
     And on JSON-RPC the code is <code>, on HTTP+JSON the status is <http> <status>
     And the error carries the reason <reason>
 
-    @portable
     Examples: errors any server can be made to show
       | error                        | situation                       | code   | http | status              | reason                          |
       | TaskNotFound                 | getting an unknown task         | -32001 | 404  | NOT_FOUND           | TASK_NOT_FOUND                  |

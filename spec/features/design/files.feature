@@ -1,4 +1,4 @@
-@files
+@files @design
 Feature: File parts given by URL
   Design step 4 and its deviation "File-part errors": a file part given by URL is downloaded over https through
   the guarded outbound client, capped at MaxFileBytes, into <workspace>/inbox/. A URL that is not https is refused

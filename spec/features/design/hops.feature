@@ -1,4 +1,4 @@
-@hops
+@hops @design
 Feature: The recursion guard counts hops
   Design, "SendMessage" step 1: read metadata["volcanic.hops"] (missing = 0); above MaxHops (3) the task
   is created and immediately failed with "hop limit reached". Step 4: A2ASessionExtension emits

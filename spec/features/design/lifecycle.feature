@@ -1,4 +1,4 @@
-@lifecycle
+@lifecycle @design
 Feature: Task files and lazy restart recovery
   Design, "Files": tasks/<taskId>.json is the task plus caller and pushConfigs, written atomically; a
   malformed task file reads as missing, without a log line. "Lazy restart recovery": a task file read in

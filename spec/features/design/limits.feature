@@ -1,4 +1,4 @@
-@bindings
+@bindings @server
 Feature: Request bodies are read within limits, on every binding
   RFC 8259 and I-JSON (RFC 7493): JSON numbers are finite and strings are Unicode. The design README: bad
   input gets a clear error naming the problem, before any handler runs. One reader serves both bindings

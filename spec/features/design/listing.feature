@@ -1,4 +1,4 @@
-@tasks
+@tasks @design
 Feature: The caller lists its own tasks, newest status first, page by page
   Design, "Other methods": ListTasks → the caller's tasks, filters per the SDK contract, newest first.
   A2A §3.1.4: filters contextId, status and statusTimestampAfter (>=); cursor pages with nextPageToken
@@ -81,6 +81,7 @@ Feature: The caller lists its own tasks, newest status first, page by page
     When the caller lists its tasks with historyLength 0
     Then the listed tasks carry no history
 
+  @server
   Scenario Outline: A page size of <size> is refused
     When the caller lists its tasks with pageSize <size>
     Then the call fails with InvalidParams
@@ -91,6 +92,7 @@ Feature: The caller lists its own tasks, newest status first, page by page
       | 0    |
       | 101  |
 
+  @server
   Scenario: A page token the server did not issue is refused
     When the caller lists its tasks with pageToken "bm90IGEgY3Vyc29y"
     Then the call fails with InvalidParams

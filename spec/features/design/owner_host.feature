@@ -1,4 +1,4 @@
-@owner_host
+@owner_host @design
 Feature: An owner host serves the workspaces of the owners it lists
   Design, "Telegram host" (a chat there is an owner here): for each allowed owner, read
   <WorkspaceRoot>/<owner>/.volcanic/a2a/callers.json on every call; notify_owner sends "🤖 A2A · <caller>: <text>"

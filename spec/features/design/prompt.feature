@@ -1,4 +1,4 @@
-@prompt
+@prompt @design
 Feature: The prompt and the session the agent runs in
   Design, "SendMessage" step 4: the prompt is the framing header, then the text parts, the saved files
   (`Files: inbox/...`) and data parts as fenced JSON blocks. "Decisions": the session runs in the owner's

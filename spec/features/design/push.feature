@@ -1,4 +1,4 @@
-@push
+@push @design
 Feature: Push notifications
   A2A §3.1.7-3.1.10, §4.3.3 and the design's "Push sending": a caller registers webhooks for its task (at most
   MaxPushConfigs, 10 by default), and on each new state the whole task is POSTed to them, with the config's token
@@ -22,14 +22,14 @@ Feature: Push notifications
     When the caller deletes the push config
     Then the call succeeds
 
-  @v0_3
+  @v0_3 @server
   Scenario: A push config set again with its id replaces the old one
     Given the caller has a task waiting for input
     When the caller creates the push config "hook-1" for the task with the token "old"
     And the caller creates the push config "hook-1" for the task with the token "new"
     Then listing the task's push configs gives "hook-1" with the token "new" only
 
-  @v0_3
+  @v0_3 @server
   Scenario: A task takes no more push configs than MaxPushConfigs allows
     Given the server allows 2 push configs per task
     And the caller has a task waiting for input

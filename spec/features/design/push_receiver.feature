@@ -1,4 +1,4 @@
-@push @no_binding
+@push @no_binding @design
 Feature: The push receiver records the pushes sent to the owner's watches
   Design, "Components": A2APushReceiver: POST /a2a/push/{watchId} → OnPush delegate (watchId, token,
   body) → false = 404. A push is authenticated by the watch's token, never by a caller key. The default

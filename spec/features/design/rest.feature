@@ -1,33 +1,13 @@
-@bindings @rest
-Feature: The HTTP+JSON binding
-  A2A §11: the routes of §11.3 under the interface URL (ours: /a2a/v1), query parameters in camelCase,
-  Content-Type application/a2a+json, errors as google.rpc.Status with the HTTP status of §5.4 and an
-  ErrorInfo in details. Design README: SubscribeToTask on GET and POST; cancel takes an empty body; 0.3 REST
-  follows the 0.3 proto's routes (/v1/... under /a2a: the same paths, told apart by A2A-Version).
+@bindings @rest @server
+Feature: The HTTP+JSON binding as this server serves it
+  Design README: the routes under /a2a/v1; SubscribeToTask on GET and POST; cancel takes an empty body; 0.3 REST
+  follows the 0.3 proto's routes (/v1/... under /a2a: the same paths, told apart by A2A-Version). Query values
+  are checked and paths matched byte for byte. A2A's own rules are in spec/features/a2a/rest.feature.
 
   Background:
     Given a workspace of "owner-1" with the caller "travel-bot"
 
-  Scenario Outline: Every 1.0 route is served
-    When the caller requests <verb> <route>
-    Then the answer is HTTP <status> <outcome>
-
-    @portable
-    Examples: the routes every A2A 1.0 server has
-      | verb   | route                                                                      | status | outcome                         |
-      | POST   | /message:send                                                              | 400    | naming the field "message"      |
-      | POST   | /message:stream                                                            | 400    | naming the field "message"      |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000                                | 404    | with reason TASK_NOT_FOUND      |
-      | GET    | /tasks                                                                     | 200    | with a task list                |
-      | POST   | /tasks/00000000-0000-4000-8000-000000000000:cancel                         | 404    | with reason TASK_NOT_FOUND      |
-      | POST   | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000:subscribe                      | 404    | with reason TASK_NOT_FOUND      |
-      | GET    | /extendedAgentCard                                                         | 200    | with an agent card              |
-      | POST   | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 400    | naming the field "url"          |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs        | 404    | with reason TASK_NOT_FOUND      |
-      | GET    | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
-      | DELETE | /tasks/00000000-0000-4000-8000-000000000000/pushNotificationConfigs/c1     | 404    | with reason TASK_NOT_FOUND      |
-
+  @design
   Scenario Outline: Every 0.3 route is served
     Given the caller sends A2A-Version "0.3"
     When the caller requests <verb> <route>
@@ -59,7 +39,6 @@ Feature: The HTTP+JSON binding
       | 0.3     | /extendedAgentCard | 1.0   |
       | 1.0     | /card              | 0.3   |
 
-  @portable
   Scenario Outline: Unknown routes get a 404 google.rpc.Status
     When the caller requests <verb> <route>
     Then the answer is HTTP 404 with the status NOT_FOUND
@@ -91,11 +70,13 @@ Feature: The HTTP+JSON binding
     Then the answer is HTTP 404 with the status NOT_FOUND
     And the error message says "A2A is served at POST /a2a"
 
+  @design
   Scenario: A task is canceled with an empty body, as the JS client sends it
     When the caller sends "sleep 30" without waiting
     And the caller cancels the task with an empty body
     Then the task is canceled
 
+  @design
   Scenario: SubscribeToTask answers GET as well as POST
     When the caller sends "sleep 1" without waiting
     And the caller subscribes to the task with GET

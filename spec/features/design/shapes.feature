@@ -1,4 +1,4 @@
-@shapes
+@shapes @design
 Feature: The scripted agent gives every shape of answer a client must handle
   A2A §3.1.1: an agent answers a message with a Task or with a Message; a task's artifacts hold text, data and file
   parts, by bytes or by URL, and a task may be rejected or wait for authentication (§7.6.1). Issue 10: one plain

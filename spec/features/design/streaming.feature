@@ -1,4 +1,4 @@
-@streaming
+@streaming @design
 Feature: A task streams its run: the task, then its updates, until it ends
   A2A §3.1.2, §3.1.6, §3.5.2: a stream starts with the Task, then its updates in order; every stream of a task
   gets the same events. Design README: a send stream closes when the task ends or needs input, a subscription
@@ -130,7 +130,7 @@ Feature: A task streams its run: the task, then its updates, until it ends
 
   # our decision, like a message broker's with a slow consumer: a stream holds at most A2A__MaxUnsentStreamBytes
   # for its client, and a client that takes nothing for A2A__StreamWriteTimeout is dropped; the run goes on
-  @v0_3
+  @v0_3 @server
   Scenario: A stalled subscriber is dropped while the others get every event
     Given the server drops a stream whose client takes nothing for 1 second
     And the workspace's script answers "long answer" with 8 MB of text after a pause

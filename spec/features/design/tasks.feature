@@ -1,4 +1,4 @@
-@tasks
+@tasks @design
 Feature: A message is a task: it runs, asks, fails, is canceled and continues
   Design, "Decisions": context = session, task = run. A run ends completed unless the agent calls
   request_input, which ends it input-required; the caller's next message with that taskId continues the
