@@ -33,7 +33,7 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 	$(PY) -m mypy --strict reference_server
 	$(PY) -m pytest -q
 
-conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
+conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
 	$(PY) scripts/conformance.py $(ARGS)
 
 client-check: $(STAMP)  ## run CLIENT='<command>' against a fresh recording server; print its report (docs/client-testing.md)

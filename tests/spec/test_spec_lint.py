@@ -163,6 +163,8 @@ def test_portable_scenarios_prove_a_level_of_the_spec_and_cite_its_section() -> 
         assert case.level in catalogue.SPEC_LEVELS, f"{case.where}: a2a/ holds what A2A requires, not @{case.level}"
         cited = {catalogue.section_of(tag) for tag in case.tags} - {None}
         assert cited, f"{case.where}: no @{catalogue.SECTION_TAG}<section> tag"
+        assert case.tags & set(catalogue.load().requirements), f"{case.where}: no requirement id (make conformance " \
+            "reports results by requirement: add the TCK's id, or a SPEC-… one to spec/requirements.toml)"
         assert cited <= set(sections), f"{case.where}: sections {cited - set(sections)} are not in the catalogue"
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
-from support.client import A2AClient, StreamReply
+from support.client import CLIENT_TLS, A2AClient, StreamReply
 
 from steps.common import TIMESTAMP, UUID, workspace_of, write_json
 from steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
@@ -180,7 +180,7 @@ def start_subscriber(world: Any) -> Subscriber:
     subscriber = Subscriber()
     binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
     server, strict = world.server, world.ours
-    http = subscriber.http = httpx.Client(base_url=server.url, timeout=30)
+    http = subscriber.http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
     world.cleanups.append(subscriber.leave)  # a stream the scenario left open ends with it
 
     def read() -> None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +16,10 @@ from support.schemas import assert_valid
 from support.v03 import from_v03, to_v03_message
 from support.v03_rest import ROUTES as V03_REST_ROUTES
 from support.v03_rest import from_proto, to_proto_params
+
+# the test clients' TLS context, made once: httpx otherwise loads the CA bundle for every client it makes (50 ms
+# each), and every scenario makes one (the servers under test are on loopback over plain HTTP anyway)
+CLIENT_TLS = ssl.create_default_context()
 
 V1 = "urn:a2a:v1#/$defs/"
 V03 = "urn:a2a:v0.3#/definitions/"

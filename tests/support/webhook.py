@@ -105,7 +105,8 @@ class Webhook:
             _CERT.configure_cert(context)
             server.socket = context.wrap_socket(server.socket, server_side=True)
         self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
+        # a short poll: stop() waits for the loop to see it (0.5 s by default, every scenario with a webhook)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
         self.base = f"{'https' if tls else 'http'}://{host}:{server.server_address[1]}"
         self.url = self.base + "/hook"
         return self
