@@ -90,6 +90,11 @@ def _(world: Any) -> None:
     assert reply.error is None, f"expected success, got {reply.error}"
 
 
+def camel(path: str) -> str:
+    """A field path in JSON names: message.message_id -> message.messageId."""
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), path)
+
+
 def assert_fails_with(world: Any, name: str) -> None:
     """The last call failed with this error, as the protocol tells it: the JSON-RPC code (§5.4, §9.5), or the HTTP
     status with the ErrorInfo reason of an A2A error (§11.6). This server is held to its error name too."""
@@ -127,6 +132,8 @@ def _(world: Any, field: str, reason: str) -> None:
     if not world.asserts("should"):
         return  # A2A §3.3.2: naming the field that failed validation is a SHOULD
     found = {v.get("field"): v.get("description", "") for v in error.violations}
+    if not world.ours:  # google.rpc.BadRequest names a field by its proto name or its JSON name: both name it
+        found = {camel(name or ""): text for name, text in found.items()}
     assert field in found, f"no violation for {field!r}; violations: {found}"
     if world.ours:  # the wording of the reason is this server's
         assert reason in found[field], f"{field}: {found[field]!r} does not say {reason!r}"

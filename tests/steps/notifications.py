@@ -81,11 +81,27 @@ def _(world: Any, token: str) -> None:
     world.notes.setdefault("configs", []).append(world.notes["config"])
 
 
-@given("the caller created a push config for the task for each webhook")
+@given("the caller created a push config of its own id for the task for each webhook")
 def _(world: Any) -> None:
     for name in ("webhook", "second webhook"):
-        reply = create_config(world, url=webhook_of(world, name).url, token=f"tck-{name.replace(' ', '-')}")
+        label = f"tck-{name.replace(' ', '-')}"
+        reply = create_config(world, id=label, url=webhook_of(world, name).url, token=label)
         assert reply.error is None, reply.error
+
+
+@given(parsers.parse('the caller created the push config "{config}" for the task with the token "{token}"'))
+def _(world: Any, config: str, token: str) -> None:
+    assert create_config(world, id=config, token=token).error is None, world.reply.error
+    world.notes.setdefault("configs", []).append(world.notes["config"])
+
+
+@then(parsers.parse('getting the first push config gives its own webhook and the token "{token}"'))
+def _(world: Any, token: str) -> None:
+    first = world.notes["configs"][0]
+    reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": first["id"]})
+    assert reply.error is None, reply.error
+    assert (reply.body.get("url"), reply.body.get("token")) == (hook_url(world), token), (
+        f"the first config is now {reply.body} (the second create was given the id {world.notes['config']['id']})")
 
 
 @when(parsers.parse('the caller creates a push config for the task "{task}"'))
@@ -105,7 +121,7 @@ def _(world: Any) -> None:
 def _(world: Any) -> None:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
     assert reply.error is None, reply.error
-    listed = sorted(c["id"] for c in reply.body["configs"])
+    listed = sorted(c["id"] for c in reply.body.get("configs", []))  # ProtoJSON leaves an empty list out
     assert listed == sorted(c["id"] for c in world.notes["configs"]), reply.body
 
 

@@ -26,7 +26,7 @@ def params_for(world: Any, operation: str) -> dict[str, Any]:
         "SendMessage": {"message": message},
         "SendStreamingMessage": {"message": message},
         "GetTask": {"id": task["id"]},
-        "ListTasks": {},
+        "ListTasks": {"contextId": task.get("contextId")},
         "CancelTask": {"id": task["id"]},
         "SubscribeToTask": {"id": task["id"]},
         "CreateTaskPushNotificationConfig": {"taskId": task["id"], "url": IDLE_HOOK},

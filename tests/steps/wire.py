@@ -12,6 +12,7 @@ from support.client import Reply
 from support.raw import raw_request
 from support.schemas import assert_valid
 
+from steps.capabilities import capability
 from steps.tasks import send, task_id, text_message
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
@@ -142,9 +143,20 @@ def _(world: Any) -> None:
     assert all("kind" not in m for m in task["history"]), task["history"]
 
 
+def _extended_card_as_declared(world: Any) -> None:
+    reply = world.reply
+    if capability(world, "extendedAgentCard"):
+        assert reply.http_status == 200, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
+        assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    else:
+        assert (reply.http_status, reply.error and reply.error.reason) == (400, "UNSUPPORTED_OPERATION"), reply.raw
+
+
 @then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
 def _(world: Any, status: int, outcome: str) -> None:
     reply = world.reply
+    if outcome == "as the card declares it":
+        return _extended_card_as_declared(world)
     assert reply.http_status == status, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
     if outcome == "for the missing message":  # A2A §3.3.2: a validation error; naming the field is a SHOULD
         assert reply.error is not None, reply
@@ -161,6 +173,8 @@ def _(world: Any, status: int, outcome: str) -> None:
         assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
     elif outcome == "with an agent card":
         assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    elif outcome == "as the card declares it":  # A2A §3.3.4: the card, or UnsupportedOperation without the capability
+        return _extended_card_as_declared(world)
     elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard, in ProtoJSON
         assert_valid(reply.body, "urn:a2a:v0.3-proto#/$defs/AgentCard")
         assert reply.body["protocolVersion"].startswith("0.3")
@@ -193,6 +207,8 @@ SITUATIONS: dict[str, Any] = {
     "sending A2A-Version 9.9": ("GetExtendedAgentCard", {}),
     "sending a message with no parts": ("SendMessage", {"message": {"messageId": "tck-complete-task-1",
                                                                    "role": "ROLE_USER", "parts": []}}),
+    "sending a message without a messageId": ("SendMessage", {"message": {"role": "ROLE_USER",
+                                                                         "parts": [{"text": "hi"}]}}),
 }
 
 

@@ -234,6 +234,8 @@ class A2AClient:
                 return _from_v03_push(operation, result)
             return from_v03(operation, result)
         schema = REST_ROUTES[operation][3] if operation in REST_ROUTES else None
+        if operation == "DeleteTaskPushNotificationConfig" and not self.strict and result is None:
+            return {}  # A2A §3.1.10: the confirmation is implementation-specific (a2a.proto: Empty, `{}`)
         if schema:
             assert_valid(result, V1 + schema)
         return result
@@ -261,7 +263,7 @@ class A2AClient:
         return self.rest_reply(response, schema)
 
     def rest_reply(self, response: httpx.Response, schema: str | None) -> Reply:
-        if response.status_code != 200:
+        if not 200 <= response.status_code < 300:  # e.g. 201 Created for a push config: any 2xx is a success
             if self.strict:
                 payload = response.json()
                 assert_valid(payload, WIRE + "RestError")
@@ -269,6 +271,8 @@ class A2AClient:
             else:
                 payload, error = _readable_rest_error(response)
             return Reply(response.status_code, error=error, headers=response.headers, raw=payload)
+        if response.status_code == 204 and not self.strict:  # No Content: a delete's confirmation (A2A §3.1.10)
+            return Reply(204, body={}, headers=response.headers, raw=None)
         payload = response.json()
         # A2A §11.1: application/a2a+json in 1.0 (a SHOULD; another server may answer application/json); 0.3
         # HTTP+JSON answers application/json (protocol.md A23)
@@ -280,7 +284,7 @@ class A2AClient:
             body = from_proto(schema, payload)
         elif schema:
             assert_valid(payload, V1 + schema)
-        return Reply(200, body=body, headers=response.headers, raw=payload)
+        return Reply(response.status_code, body=body, headers=response.headers, raw=payload)
 
     # --- SSE ---
 

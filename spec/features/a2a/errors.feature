@@ -20,7 +20,7 @@ Feature: Errors say which error it is, the same way on every binding
       | UnsupportedOperation | sending a message to a completed task    |
       | UnsupportedOperation | subscribing to a completed task          |
       | VersionNotSupported  | sending A2A-Version 9.9                  |
-      | InvalidParams        | sending a message with no parts          |
+      | InvalidParams        | sending a message without a messageId    |
 
   @must @spec-3.3.2 @CORE-ERR-002
   Scenario Outline: A message that breaks the rules is refused
@@ -34,6 +34,7 @@ Feature: Errors say which error it is, the same way on every binding
       | {"messageId": "tck-complete-task-1", "role": "ROLE_USER", "parts": []}                |
       | {"messageId": "tck-complete-task-1", "role": "ROLE_USER"}                             |
       | {"messageId": "tck-complete-task-1", "role": "ROLE_USER", "parts": [{"text": 5}]}     |
+      | {"messageId": "tck-complete-task-1", "role": "ROLE_USER", "parts": [{}]}              |
 
   @should @spec-3.3.2 @SPEC-ERR-001
   Scenario Outline: A refusal names the field and says why

@@ -66,14 +66,14 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
   @must @spec-9.2 @JSONRPC-SVC-002
   Scenario Outline: On JSON-RPC, A2A-Version is read from its header in any case
     Given the caller sends A2A-Version "<version>" in the header "<header>"
-    When the caller fetches the extended agent card
-    Then the call <outcome>
+    When the caller gets the task "tck-no-such-task"
+    Then the call fails with <error>
 
     Examples:
-      | header      | version | outcome                         |
-      | a2a-version | 1.0     | succeeds                        |
-      | A2A-VERSION | 1.0     | succeeds                        |
-      | a2a-version | 9.9     | fails with VersionNotSupported  |
+      | header      | version | error               |
+      | a2a-version | 1.0     | TaskNotFound        |
+      | A2A-VERSION | 1.0     | TaskNotFound        |
+      | a2a-version | 9.9     | VersionNotSupported |
 
   @must @spec-9.5 @JSONRPC-ERR-001
   Scenario: An error is a JSON-RPC error object with typed details

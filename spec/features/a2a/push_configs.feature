@@ -22,6 +22,14 @@ Feature: A task's push notification configs are created, read, listed and delete
     When the caller answers the task with a "tck-input-required" message
     Then getting the push config gives the webhook and the token "tck-token-2"
 
+  @must @spec-3.1.7 @PUSH-CREATE-002 @v0_3
+  Scenario: A push config stays when another is created for the task
+    Given the agent's card declares push notifications
+    And the caller sent a "tck-input-required" message
+    And the caller created a push config for the task with the token "tck-token-8"
+    And the caller created another push config for the task with the token "tck-token-9"
+    Then getting the first push config gives its own webhook and the token "tck-token-8"
+
   @must @spec-3.1.7 @SPEC-PUSH-001 @v0_3
   Scenario: A push config for a task that does not exist is refused
     Given the agent's card declares push notifications
@@ -46,8 +54,8 @@ Feature: A task's push notification configs are created, read, listed and delete
   Scenario: Listing a task's push configs gives every one of them
     Given the agent's card declares push notifications
     And the caller sent a "tck-input-required" message
-    And the caller created a push config for the task with the token "tck-token-4"
-    And the caller created another push config for the task with the token "tck-token-5"
+    And the caller created the push config "tck-config-4" for the task with the token "tck-token-4"
+    And the caller created the push config "tck-config-5" for the task with the token "tck-token-5"
     Then listing the task's push configs gives both
 
   @must @spec-3.1.10 @PUSH-DEL-001 @v0_3

@@ -18,7 +18,7 @@ Feature: Push notifications reach the webhooks of a task
   Scenario: Each webhook configured for a task hears of it
     Given a second webhook on this machine that records what it receives
     And the caller sent a "tck-input-required" message
-    And the caller created a push config for the task for each webhook
+    And the caller created a push config of its own id for the task for each webhook
     When the caller answers the task with a "tck-complete-task" message
     Then each webhook receives at least one notification for the task
 

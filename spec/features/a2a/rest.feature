@@ -20,7 +20,7 @@ Feature: The HTTP+JSON binding serves resources at their URLs
       | GET    | /tasks                                                          | 200    | with a task list           |
       | POST   | /tasks/tck-no-such-task:cancel                                  | 404    | with reason TASK_NOT_FOUND |
       | POST   | /tasks/tck-no-such-task:subscribe                               | 404    | with reason TASK_NOT_FOUND |
-      | GET    | /extendedAgentCard                                              | 200    | with an agent card         |
+      | GET    | /extendedAgentCard                                              | 200    | as the card declares it    |
       | GET    | /tasks/tck-no-such-task/pushNotificationConfigs                 | 404    | with reason TASK_NOT_FOUND |
       | GET    | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config      | 404    | with reason TASK_NOT_FOUND |
       | DELETE | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config      | 404    | with reason TASK_NOT_FOUND |
@@ -33,14 +33,14 @@ Feature: The HTTP+JSON binding serves resources at their URLs
   @must @spec-11.2 @HTTP_JSON-SVC-002
   Scenario Outline: On HTTP+JSON, A2A-Version is read from its header in any case
     Given the caller sends A2A-Version "<version>" in the header "<header>"
-    When the caller fetches the extended agent card
-    Then the call <outcome>
+    When the caller gets the task "tck-no-such-task"
+    Then the call fails with <error>
 
     Examples:
-      | header      | version | outcome                         |
-      | a2a-version | 1.0     | succeeds                        |
-      | A2A-VERSION | 1.0     | succeeds                        |
-      | a2a-version | 9.9     | fails with VersionNotSupported  |
+      | header      | version | error               |
+      | a2a-version | 1.0     | TaskNotFound        |
+      | A2A-VERSION | 1.0     | TaskNotFound        |
+      | a2a-version | 9.9     | VersionNotSupported |
 
   @must @spec-11.5 @HTTP_JSON-QP-001
   Scenario: Query parameters have the camelCase names of the fields
@@ -56,8 +56,7 @@ Feature: The HTTP+JSON binding serves resources at their URLs
     Examples:
       | verb | route                   | status |
       | GET  | /tasks/tck-no-such-task | 404    |
-      | GET  | /nowhere                | 404    |
-      | POST | /message:teleport       | 404    |
+      | POST | /message:send           | 400    |
 
   @must @spec-11.6 @HTTP_JSON-ERR-002
   Scenario Outline: An A2A error's details hold an ErrorInfo with its reason

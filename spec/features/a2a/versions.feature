@@ -15,8 +15,8 @@ Feature: A2A-Version says which version of the protocol a request speaks
   @must @spec-3.6 @VER-CLIENT-002
   Scenario Outline: A patch number in the version plays no part
     Given the caller sends A2A-Version "<version>"
-    When the caller fetches the extended agent card
-    Then the call succeeds
+    When the caller sends a "tck-complete-task" message
+    Then the task is completed
 
     Examples:
       | version |
@@ -26,7 +26,7 @@ Feature: A2A-Version says which version of the protocol a request speaks
   @must @spec-3.6.2 @VER-SERVER-002
   Scenario Outline: Unsupported versions are refused with a hint
     Given the caller sends A2A-Version "<version>"
-    When the caller fetches the extended agent card
+    When the caller gets the task "tck-no-such-task"
     Then the call fails with VersionNotSupported
     And the error message says "send the header A2A-Version: 1.0"
 
@@ -54,5 +54,5 @@ Feature: A2A-Version says which version of the protocol a request speaks
   @may @spec-3.6.1 @SPEC-VER-001
   Scenario: The version may come as a query parameter
     Given the caller sends A2A-Version "1.0" as a query parameter only
-    When the caller fetches the extended agent card
-    Then the call succeeds
+    When the caller gets the task "tck-no-such-task"
+    Then the call fails with TaskNotFound
