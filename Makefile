@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance schemas lint bench fuzz clean client-check probe-memory
+.PHONY: install js serve test conformance conformance-peers schemas lint bench fuzz clean client-check probe-memory
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +35,9 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 
 conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
 	$(PY) scripts/conformance.py $(ARGS)
+
+conformance-peers: $(STAMP)  ## the portable suite against this server and the a2a-sdk and @a2a-js/sdk TCK agents; writes docs/conformance.md
+	$(PY) scripts/conformance_peers.py $(ARGS)
 
 client-check: $(STAMP)  ## run CLIENT='<command>' against a fresh recording server; print its report (docs/client-testing.md)
 	$(PY) scripts/client_check.py $(ARGS)
