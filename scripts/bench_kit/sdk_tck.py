@@ -8,11 +8,9 @@ extended card and no security scheme, as the TCK's own a2a-python SUT is configu
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 
 import httpx
-import uvicorn
 from a2a.helpers.proto_helpers import new_task_from_user_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
@@ -27,6 +25,7 @@ from a2a.server.tasks import (
 from a2a.types.a2a_pb2 import AgentCapabilities, AgentCard, AgentInterface, AgentSkill, Part
 from google.protobuf.json_format import ParseDict
 from google.protobuf.struct_pb2 import Value
+from sdk_echo import serve  # run as a script from scripts/bench_kit, like sdk_echo.py
 from starlette.applications import Starlette
 
 LONG_RUN_SECONDS = 4  # test-resubscribe-message-id: "wait for 2x streaming timeout" (the TCK's timeout is 2 s)
@@ -124,13 +123,5 @@ def build_app(port: int) -> Starlette:
     return Starlette(routes=routes)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--port", type=int, required=True)
-    args = parser.parse_args()
-    uvicorn.run(build_app(args.port), host="127.0.0.1", port=args.port, workers=1, log_level="warning",
-                access_log=False, timeout_graceful_shutdown=3)
-
-
 if __name__ == "__main__":
-    main()
+    serve(build_app, __doc__)

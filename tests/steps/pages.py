@@ -9,7 +9,7 @@ from typing import Any
 from pytest_bdd import given, parsers, then, when
 
 from steps.prefixes import OTHER, send_prefixed
-from steps.tasks import _list_value, as_caller, listed
+from steps.tasks import as_caller, list_options, listed
 
 MAX_PAGES = 20  # a cursor that never ends is a failure, not a hang
 
@@ -40,11 +40,7 @@ def _(world: Any) -> None:
 
 @when(parsers.re(r"the caller lists the tasks of that context with (?P<options>(?!.*page by page).+)$"))
 def _(world: Any, options: str) -> None:
-    params = {}
-    for option in options.split(" and "):
-        name, _, value = option.partition(" ")
-        params[name] = _list_value(world, name, value)
-    list_context(world, **params)
+    list_context(world, **list_options(world, options))
 
 
 @when(parsers.parse("the caller lists the tasks of that context page by page with pageSize {size:d}"))
