@@ -55,6 +55,11 @@ a2a-python SUT is configured (plus push).
 ```sh
 make conformance-peers
 ```
+
+How long a run takes, beside the official TCK (1.0-dev, `run_tck.py`, which tests 122 requirements over the same
+bindings; this server behind a loopback proxy that adds its key), measured one after the other on 2026-12-02 on a
+shared 2-core machine: against this server the TCK took 72 s and this suite 28 s; against the a2a-sdk agent 68 s and
+22 s; against the @a2a-js/sdk agent 68 s and 30 s.
 """
 
 
