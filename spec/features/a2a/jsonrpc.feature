@@ -7,7 +7,7 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
   Background:
     Given the caller holds a key the agent accepts
 
-  @must @spec-9.5 @SPEC-JSONRPC-001
+  @must @spec-9.5 @SPEC-JSONRPC-001 @v0_3
   Scenario Outline: A malformed envelope is refused with its JSON-RPC code
     When the caller posts the JSON-RPC body <body>
     Then the call fails with <error>
