@@ -29,7 +29,9 @@ messageId prefixes (`tck-complete-task`, `tck-input-required`, `tck-reject-task`
 Against another server a step asserts only what its scenario's level requires: the JSON-RPC code, or the HTTP
 status and ErrorInfo reason, of an error (§5.4, §11.6), never this server's error names, wording or violation format.
 A requirement that a server's card makes moot (a capability it does not declare, a security scheme it does not have,
-a media type it takes) is **n/a** for that server, with the reason in its report.
+a media type it takes) is **n/a** for that server, with the reason in its report. The scenarios of an operation A2A
+0.3 also has (tagged `@v0_3`) run in 0.3 as well, on the bindings whose 0.3 interface the card offers at the same
+URL: this server's report has them (the two SDK agents here serve 1.0 only).
 
 ## How to run it
 
