@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance schemas lint bench fuzz clean client-check probe-memory
+.PHONY: install js serve test conformance conformance-peers schemas lint bench fuzz clean client-check probe-memory
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,11 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 	$(PY) -m mypy --strict reference_server
 	$(PY) -m pytest -q
 
-conformance: $(STAMP)  ## run spec/features and print the result per feature and per design test
+conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
 	$(PY) scripts/conformance.py $(ARGS)
+
+conformance-peers: $(STAMP)  ## the portable suite against this server and the a2a-sdk and @a2a-js/sdk TCK agents; writes docs/conformance.md
+	$(PY) scripts/conformance_peers.py $(ARGS)
 
 # CLIENT reaches the script as written: $(value) keeps make from expanding its $A2A_URL (as $A plus "2A_URL"), and
 # the single quotes inside it are escaped for the shell; the command's own shell expands $A2A_URL and $A2A_KEY

@@ -15,10 +15,14 @@ from typing import Any
 from gherkin.parser import Parser
 from pytest_bdd.scenario import make_python_name
 
-# the protocols a scenario can run on (tests/conftest.py), in the order of the result columns
-PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "rest-0.3", "none-1.0")
-PROTOCOL_NAMES = {"jsonrpc-1.0": "JSON-RPC 1.0", "rest-1.0": "HTTP+JSON 1.0", "jsonrpc-0.3": "JSON-RPC 0.3",
-                  "rest-0.3": "HTTP+JSON 0.3", "none-1.0": "no binding"}
+from scripts import by_requirement, catalogue, requirements_html
+from scripts.by_requirement import PROTOCOL_NAMES, PROTOCOLS
+
+# the two halves of spec/features: what A2A asks of every server, and what this server's design decides
+FOLDERS = {"a2a/": ("A2A: what every server does", "Portable scenarios: they drive any A2A server through the TCK's "
+                    "messageId prefixes, and each proves a requirement of A2A v1.0.1 at its level."),
+           "design/": ("This server's design", "What the design decides and this server's own conventions: these "
+                       "scenarios need this server's workspace, settings or scripted agent.")}
 OUTCOME_WORDS = {"pass": "passed", "fail": "failed", "xfail": "expected to fail", "skip": "skipped"}
 
 
@@ -62,8 +66,9 @@ def _prose(text: str) -> str:
     return "\n\n".join(" ".join(line.strip() for line in p.splitlines()) for p in paragraphs)
 
 
-def parse_feature(path: Path) -> Feature:
-    """A feature file as the page shows it (the same gherkin parser as the spec lint)."""
+def parse_feature(path: Path, base: Path | None = None) -> Feature:
+    """A feature file as the page shows it (the same gherkin parser as the spec lint), named by its path under
+    `base` (spec/features) when given."""
     raw = Parser().parse(path.read_text(encoding="utf-8"))["feature"]
     background: list[Step] = []
     scenarios: list[Scenario] = []
@@ -78,7 +83,8 @@ def parse_feature(path: Path) -> Feature:
             tags = [t["name"].lstrip("@") for t in [*s["tags"], *(t for e in s.get("examples", []) for t in e["tags"])]]
             scenarios.append(Scenario(s["name"], s["keyword"], list(dict.fromkeys(tags)),
                                       _prose(s["description"]), [_step(step) for step in s["steps"]], examples))
-    return Feature(path.name, raw["name"], [t["name"].lstrip("@") for t in raw["tags"]], _prose(raw["description"]),
+    name = path.relative_to(base).as_posix() if base is not None else path.name
+    return Feature(name, raw["name"], [t["name"].lstrip("@") for t in raw["tags"]], _prose(raw["description"]),
                    background, scenarios)
 
 
@@ -135,13 +141,17 @@ th{background:#eef1f4}
 pre{background:#0f1720;color:#e6edf3;padding:.6rem .8rem;border-radius:4px;overflow:auto;max-height:30rem}
 details{margin:.4rem 0}summary{cursor:pointer;color:#0b5cad}
 nav ul{columns:2;padding-left:1.2rem}
+.requirements td:nth-child(3){min-width:22rem}.requirements td{text-align:left}
+.details{margin:.2rem 0;padding-left:1rem}.details .failure{color:#8a1c1c}
+.tag.level{background:#dde8f7;border:1px solid #8fb0de}
 """
 
 
 def _tags(tags: list[str], design: dict[str, str]) -> str:
     return "".join(
         f'<span class="tag design" title="{escape(design[t])}">@{escape(t)}</span>' if t in design
-        else f'<span class="tag">@{escape(t)}</span>' for t in tags)
+        else f'<span class="tag level" title="{escape(catalogue.LEVEL_DESCRIPTIONS[t])}">@{escape(t)}</span>'
+        if t in catalogue.LEVELS else f'<span class="tag">@{escape(t)}</span>' for t in tags)
 
 
 def _table(rows: list[list[str]], *, header: bool) -> str:
@@ -230,12 +240,23 @@ def render(page: Page) -> str:
     if failing:
         out.append("<p><b>Failing:</b> " + ", ".join(
             f'<a href="#{anchor("scenario", s.name)}">{escape(s.name)}</a>' for _f, s in failing) + "</p>")
-    out.append("<nav><h2>Features</h2><ul>" + "".join(
-        f'<li><a href="#{anchor("feature", f.file)}">{escape(f.name)}</a> '
-        f'<span class="muted">({len(f.scenarios)})</span></li>' for f in page.features) + "</ul></nav>")
+    verdicts = by_requirement.verdicts(page.results, catalogue.load())
+    out.append(requirements_html.view(verdicts, lambda name: anchor("scenario", name)))
+    halves = [(folder, title, text, [f for f in page.features if f.file.startswith(folder)])
+              for folder, (title, text) in FOLDERS.items()]
+    halves.append(("", "Features", "", [f for f in page.features if not f.file.startswith(tuple(FOLDERS))]))
+    out.append("<nav>" + "".join(
+        f"<h2>{escape(title)}</h2><ul>" + "".join(
+            f'<li><a href="#{anchor("feature", f.file)}">{escape(f.name)}</a> '
+            f'<span class="muted">({len(f.scenarios)})</span></li>' for f in features) + "</ul>"
+        for _folder, title, _text, features in halves if features) + "</nav>")
     out.append(_design_index(page, by_scenario))
-    for feature in page.features:
-        out.append(_feature(feature, page, by_scenario))
+    for folder, title, text, features in halves:
+        if features:
+            out.append(f'<h2 id="{anchor("part", folder or "other")}" class="part">{escape(title)}</h2>'
+                       f'<p class="muted">{escape(text)}</p>')
+        for feature in features:
+            out.append(_feature(feature, page, by_scenario))
     out.append("</main></body></html>")
     return "\n".join(out)
 
@@ -287,7 +308,8 @@ def design_tests(root: Path) -> dict[str, str]:
 
 def page_for(root: Path, results: list[dict[str, Any]], *, target: str | None = None, generated: str = "") -> Page:
     """The page of the project's spec/features, design tests and snapshots, with these results."""
-    features = [parse_feature(path) for path in sorted((root / "spec" / "features").glob("*.feature"))]
+    base = root / "spec" / "features"
+    features = [parse_feature(path, base) for path in sorted(base.rglob("*.feature"))]
     return Page(features, results, design_tests(root), root / "spec" / "snapshots" / "test_spec", target, generated)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import inspect
 import json
 import secrets
@@ -14,16 +15,19 @@ from typing import Any
 
 import httpx
 import pytest
-from support.client import A2AClient
+from pytest_bdd.scenario import scenario_wrapper_template_registry
+from support.client import CLIENT_TLS, A2AClient
 from support.live import LiveServer, settings_for
 from support.target import TARGET_URL, discover, offers
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from reference_server.domain.callers import Workspace
+from scripts import catalogue
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_DIR = ROOT / "spec" / "snapshots"
 FEATURES_TESTS = ROOT / "tests" / "features"
+PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven only by the TCK's prefixes
 
 # Each scenario runs once per protocol: both bindings in A2A 1.0, plus both bindings in A2A 0.3 when tagged
 # @v0_3 (0.3 HTTP+JSON is the 0.3 proto's REST transcoding: no ListTasks, the extended card on GET /v1/card).
@@ -38,18 +42,44 @@ PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no
 # step definitions are fixtures: importing them here makes them visible to every scenario
 from steps.agent import *  # noqa: E402,F403
 from steps.auth import *  # noqa: E402,F403
+from steps.capabilities import *  # noqa: E402,F403
 from steps.cards import *  # noqa: E402,F403
 from steps.common import *  # noqa: E402,F403
+from steps.data_model import *  # noqa: E402,F403
+from steps.errors import *  # noqa: E402,F403
 from steps.faults import *  # noqa: E402,F403
 from steps.files import *  # noqa: E402,F403
 from steps.lifecycle import *  # noqa: E402,F403
+from steps.notifications import *  # noqa: E402,F403
+from steps.operations import *  # noqa: E402,F403
 from steps.owner_host import *  # noqa: E402,F403
+from steps.pages import *  # noqa: E402,F403
+from steps.prefixes import *  # noqa: E402,F403
 from steps.push import *  # noqa: E402,F403
 from steps.push_receiver import *  # noqa: E402,F403
 from steps.shapes import *  # noqa: E402,F403
 from steps.streaming import *  # noqa: E402,F403
+from steps.streams import *  # noqa: E402,F403
 from steps.tasks import *  # noqa: E402,F403
 from steps.wire import *  # noqa: E402,F403
+
+# pytest-bdd 9 finds a step's definition by asking pytest, for every fixture name, which definitions the test sees
+# (find_fixturedefs_for_step): 8 ms a step with this suite's step definitions, half the time of a portable run.
+# Every scenario is in tests/features/test_spec.py and every step definition is imported into this conftest, so
+# what a step finds depends only on its kind, its text and the test's module: it is looked up once.
+_BDD_SCENARIO = importlib.import_module("pytest_bdd.scenario")  # the module: pytest_bdd.scenario is also a function
+_find_step_definitions = _BDD_SCENARIO.find_fixturedefs_for_step
+_STEP_DEFINITIONS: dict[tuple[Any, str, Path], list[Any]] = {}
+
+
+def _remembered_step_definitions(step: Any, fixturemanager: Any, node: Any) -> list[Any]:
+    key = (step.type, step.name, node.path)
+    if key not in _STEP_DEFINITIONS:
+        _STEP_DEFINITIONS[key] = list(_find_step_definitions(step=step, fixturemanager=fixturemanager, node=node))
+    return _STEP_DEFINITIONS[key]
+
+
+_BDD_SCENARIO.find_fixturedefs_for_step = _remembered_step_definitions
 
 
 @dataclass(frozen=True)
@@ -72,8 +102,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             combos += values
     if not combos:
         combos = list(BOTH_BINDINGS)
-    if "v0_3" in tags:
-        combos += V0_3_BINDINGS
+    if "v0_3" in tags:  # in 0.3 too, on the bindings the scenario runs on in 1.0
+        combos += [combo for combo in V0_3_BINDINGS if combo[0] in {binding for binding, _ in combos}]
     if "v0_3_only" in tags:
         combos = [("jsonrpc", "0.3")]
     protocols = [Protocol(*combo) for combo in combos]
@@ -140,18 +170,37 @@ class World:
     context_id: str | None = None
     notes: dict[str, Any] = field(default_factory=dict)
     cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
+    tags: frozenset[str] = frozenset()  # the scenario's tags: its feature's, its own and its Examples'
+    level: str | None = None  # what the scenario proves (scripts/catalogue.py level_of)
 
     def client(self, *, version: str | None = None) -> A2AClient:
         """A client for this scenario's protocol, caller key and A2A-Version choices."""
         binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
         return A2AClient(self.http, binding=binding, version=version or self.protocol.version, key=self.key,
                          sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")),
-                         jsonrpc_path=self.server.jsonrpc_path, rest_prefix=self.server.rest_prefix)
+                         jsonrpc_path=self.server.jsonrpc_path, rest_prefix=self.server.rest_prefix,
+                         strict=self.ours, version_header=self.notes.get("version header", "A2A-Version"))
 
     @property
     def external(self) -> bool:
         """The server under test is another implementation (A2A_TARGET_URL), not a live reference server."""
         return bool(TARGET_URL)
+
+    @property
+    def ours(self) -> bool:
+        """Whether this server's own wording, error names and violation format are checked too: when the server
+        under test is the live reference server, or the scenario is about a convention of this server."""
+        return not self.external or self.level == "server"
+
+    def asserts(self, level: str) -> bool:
+        """Whether a check of this level ("must", "should", "may") belongs to this scenario. Against another
+        server a step checks only what the scenario's level requires: a @must scenario its MUSTs, a @should one
+        its SHOULDs and MUSTs, a @may one everything; this server is held to all of it."""
+        scenario = self.level
+        if self.ours or scenario not in catalogue.SPEC_LEVELS:
+            return True
+        order = catalogue.SPEC_LEVELS
+        return order.index(level) <= order.index(scenario)
 
     def use_server(self, server: LiveServer) -> None:
         """Move this scenario's workspaces to another server (one with other settings)."""
@@ -160,17 +209,20 @@ class World:
             server.workspaces.add(workspace)
         self.server = server
         self.http.close()
-        self.http = httpx.Client(base_url=server.url, timeout=30)
+        self.http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
 
 
 @pytest.fixture
-def world(server_factory: Any, protocol: Protocol) -> Iterator[World]:
+def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
     server = server_factory()
     if TARGET_URL and not offers(server, protocol.binding, protocol.version):  # type: ignore[arg-type]
         pytest.skip(f"the target's card offers no {protocol.binding} interface in A2A {protocol.version}")
     root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
     _ROOTS.append(root)
-    world = World(server, protocol, httpx.Client(base_url=server.url, timeout=30), root)
+    tags = frozenset(mark.name for mark in request.node.iter_markers())
+    level = dict(request.node.user_properties).get("level")
+    http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
+    world = World(server, protocol, http, root, tags=tags, level=level)
     yield world
     for cleanup in world.cleanups:
         cleanup()
@@ -217,21 +269,47 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--conformance-report", metavar="PATH", help="write the per-scenario results as JSON")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """The tags spec/requirements.toml defines (requirement ids, @spec-<section>) and the level tags are markers."""
+    for name, text in {**catalogue.level_markers(), **catalogue.load().markers()}.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def scenario_of(item: pytest.Item) -> Any:
+    """The pytest-bdd scenario template an item runs, or None for a test that is not a scenario."""
+    function = getattr(item, "obj", None)
+    return scenario_wrapper_template_registry.get(function) if function is not None else None
+
+
+# markers pytest adds to items that are not tags
+NOT_TAGS = {"parametrize", "usefixtures", "skip", "skipif", "xfail", "filterwarnings"}
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Against another server (A2A_TARGET_URL) only the scenarios tagged @portable run."""
-    if not TARGET_URL:
-        return
-    skip = pytest.mark.skip(reason="needs the reference server's workspace folder or scripted agent")
+    """Each scenario's feature (relative to spec/features), name and tags go with its results; the scenarios of
+    spec/features/a2a/ are @portable. Against another server (A2A_TARGET_URL) only those run."""
+    skip = pytest.mark.skip(reason="needs the reference server's workspace, settings or scripted agent")
     for item in items:
-        if FEATURES_TESTS in item.path.parents and item.get_closest_marker("portable") is None:
+        template = scenario_of(item)
+        if template is None:
+            continue
+        feature = Path(template.feature.rel_filename).as_posix()
+        if feature.startswith(PORTABLE_FOLDER):
+            item.add_marker("portable")
+        elif TARGET_URL:
             item.add_marker(skip)
+        tags = sorted({mark.name for mark in item.iter_markers()} - NOT_TAGS)
+        examples = set(tags) - template.tags - template.feature.tags  # the row's Examples table's tags
+        level = catalogue.level_of(template.feature.tags, template.tags, examples)
+        item.user_properties += [("feature", feature), ("scenario", template.name), ("tags", tags), ("level", level)]
 
 
-def pytest_bdd_before_scenario(request: pytest.FixtureRequest, feature: Any, scenario: Any) -> None:
-    node = request.node
-    node.user_properties.append(("feature", Path(feature.filename).name))
-    node.user_properties.append(("scenario", scenario.name))
-    node.user_properties.append(("tags", sorted(scenario.tags)))
+def pytest_bdd_step_error(request: pytest.FixtureRequest, feature: Any, scenario: Any, step: Any, step_func: Any,
+                          step_func_args: Any, exception: Exception) -> None:
+    """The step that failed and why, for the requirement view of `make conformance`."""
+    text = str(exception).strip().splitlines()
+    request.node.user_properties.append(("failed_step", f"{step.keyword} {step.name}".strip()))
+    request.node.user_properties.append(("message", text[0][:500] if text else type(exception).__name__))
 
 
 _RESULTS: list[dict[str, Any]] = []
@@ -245,11 +323,22 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     params = report.nodeid.partition("[")[2].rstrip("]").split("-")
     protocol = params[0:2] if len(params) >= 2 else ["none", "1.0"]
-    _RESULTS.append({
+    result = {
         "nodeid": report.nodeid, "feature": props["feature"], "scenario": props["scenario"],
-        "tags": props["tags"], "protocol": "-".join(protocol),
+        "tags": props["tags"], "level": props["level"], "protocol": "-".join(protocol),
         "outcome": "xfailed" if hasattr(report, "wasxfail") else report.outcome,
-    })
+    }
+    if report.skipped and isinstance(report.longrepr, tuple):
+        result["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
+    elif report.failed:
+        result["step"] = props.get("failed_step", f"({report.when})")
+        result["message"] = props.get("message") or _first_line(report)
+    _RESULTS.append(result)
+
+
+def _first_line(report: pytest.TestReport) -> str:
+    crash = getattr(report.longrepr, "reprcrash", None)
+    return str(getattr(crash, "message", report.longrepr)).strip().splitlines()[0][:500]
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

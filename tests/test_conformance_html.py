@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from scripts import catalogue
 from scripts.conformance_html import PROTOCOLS, Page, page_for, parse_feature, render, snapshot_stem, write
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -122,6 +123,35 @@ def test_every_real_snapshot_is_shown_under_its_scenario() -> None:
     assert files and files <= stems, f"snapshots of no scenario: {sorted(files - stems)}"
 
 
+def test_the_requirement_view_gives_each_requirement_its_word_and_each_failure_its_step() -> None:
+    page = page_for(ROOT, [], generated="in a test")
+    scenario = "Getting a task that does not exist is refused"
+    tags = ["CORE-GET-002", "must", "portable", "spec-3.1.3", "tasks", "v0_3"]
+    page.results = [
+        {"nodeid": "a[jsonrpc-1.0]", "feature": "a2a/get.feature", "scenario": scenario, "tags": tags,
+         "level": "must", "protocol": "jsonrpc-1.0", "outcome": "passed"},
+        {"nodeid": "a[rest-1.0]", "feature": "a2a/get.feature", "scenario": scenario, "tags": tags, "level": "must",
+         "protocol": "rest-1.0", "outcome": "failed", "step": "Then the call fails with TaskNotFound",
+         "message": "expected TaskNotFound (HTTP 404), got HTTP 500: <b>boom</b>"}]
+    html = render(page)
+    row = html[html.index('id="requirement-CORE-GET-002"'):]
+    row = row[:row.index("</tr>")]
+    assert '<td class="pass">pass</td><td class="fail">fail</td>' in row
+    assert f'<a href="#scenario-getting-a-task-that-does-not-exist-is-refused">{scenario}</a>' in row
+    assert "<code>Then the call fails with TaskNotFound</code>" in row and "&lt;b&gt;boom&lt;/b&gt;" in row
+    signing = html[html.index('id="requirement-CARD-SIGN-001"'):]
+    assert "n/a: Card signing is out of the design&#x27;s scope" in signing[:signing.index("</tr>")]
+    summary = html[html.index('class="results summary"'):]
+    assert '<th>MUST</th><td class="fail">0 pass, 1 fail, ' in summary[:summary.index("</table>")]
+
+
+def test_the_features_come_in_two_halves_the_protocols_first() -> None:
+    html = render(page_for(ROOT, [], generated="in a test"))
+    protocol, design = html.index('id="part-a2a"'), html.index('id="part-design"')
+    send, auth = html.index('id="feature-a2a-send-feature"'), html.index('id="feature-design-auth-feature"')
+    assert protocol < send < design < auth
+
+
 # --- the page in a real browser ---
 
 
@@ -179,7 +209,10 @@ def test_every_feature_and_scenario_is_on_the_page_rendered_by_chromium(tmp_path
     dom.feed(run.stdout)
     features = [feature.name for feature in page.features]
     scenarios = [scenario.name for feature in page.features for scenario in feature.scenarios]
-    assert len(features) == len(list((ROOT / "spec" / "features").glob("*.feature"))) and scenarios
+    assert len(features) == len(list((ROOT / "spec" / "features").rglob("*.feature"))) and scenarios
     missing = [name for name in [*features, *scenarios] if name not in dom.headings]
     assert not missing, f"not on the rendered page: {missing}"
     assert run.stdout.count('class="results"') == len(scenarios)
+    assert {"Requirements", "A2A: what every server does", "This server's design"} <= set(dom.headings)
+    rows = run.stdout.count('id="requirement-')
+    assert rows == len(catalogue.load().requirements), f"{rows} requirement rows on the rendered page"

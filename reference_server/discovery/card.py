@@ -81,7 +81,9 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
         },
         "securitySchemes": SECURITY_SCHEMES,
         "securityRequirements": SECURITY_REQUIREMENTS,
-        "defaultInputModes": ["text/plain", "application/json", "application/octet-stream"],
+        # design step 4: a file part of any media type is saved to the inbox, so the agent takes every type; a card
+        # naming fewer would promise a ContentTypeNotSupportedError (A2A §3.1.1) that this agent never gives
+        "defaultInputModes": ["text/plain", "application/json", "*/*"],
         "defaultOutputModes": ["text/plain", "application/octet-stream"],
         "skills": details.skills,
     }

@@ -120,14 +120,14 @@ def decode_delete_push_config(params: Any) -> tuple[str, str]:
 # --- object decoders
 
 
-def push_config(r: Reader) -> PushConfig:
-    """A 0.3 PushNotificationConfig (the same object in the JSON-RPC and the proto-JSON forms)."""
+def push_config(r: Reader, *, proto: bool = False) -> PushConfig:
+    """A 0.3 PushNotificationConfig: the same object in the JSON-RPC form and, with `proto`, the proto-JSON form."""
     auth = r.optional_obj("authentication")
     return PushConfig(
         url=r.required_str("url"),
         id=r.optional_str("id"),
         token=r.optional_str("token"),
-        authentication=_authentication(auth) if auth else None,
+        authentication=(_proto_authentication if proto else _authentication)(auth) if auth else None,
         a2a_version="0.3",  # its pushes get the 0.3 shape of the task
     )
 
@@ -136,6 +136,17 @@ def _authentication(r: Reader) -> AuthenticationInfo:
     # 0.3 PushNotificationAuthenticationInfo.schemes[] -> 1.0 AuthenticationInfo.scheme: the first one
     schemes = r.str_list("schemes", required=True, non_empty=True)
     return AuthenticationInfo(schemes[0] if schemes else "", r.optional_str("credentials"))
+
+
+def _proto_authentication(r: Reader) -> AuthenticationInfo | None:
+    # 0.3 proto AuthenticationInfo: `repeated string schemes` is not marked required, and proto3 writers leave an
+    # all-default message as `{}`; such an empty object says nothing, so it reads as no authentication
+    schemes, credentials = r.str_list("schemes"), r.optional_str("credentials")
+    if schemes:
+        return AuthenticationInfo(schemes[0], credentials)
+    if credentials is not None:
+        r.fail("schemes", "is required with credentials: name the scheme they are sent with, e.g. [\"Bearer\"]")
+    return None
 
 
 def _message(r: Reader) -> Message:

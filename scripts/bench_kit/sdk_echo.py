@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+from collections.abc import Callable
 
 import uvicorn
 from a2a.helpers.proto_helpers import get_message_text, new_task_from_user_message
@@ -47,13 +48,14 @@ def build_app(port: int) -> Starlette:
     return Starlette(routes=routes)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__)
+def serve(build: Callable[[int], Starlette], description: str | None) -> None:
+    """Serve build(port) on 127.0.0.1 at the port of `--port`: the peers of the bench and of the conformance runs."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--port", type=int, required=True)
     args = parser.parse_args()
-    uvicorn.run(build_app(args.port), host="127.0.0.1", port=args.port, workers=1, log_level="warning",
+    uvicorn.run(build(args.port), host="127.0.0.1", port=args.port, workers=1, log_level="warning",
                 access_log=False, timeout_graceful_shutdown=3)
 
 
 if __name__ == "__main__":
-    main()
+    serve(build_app, __doc__)

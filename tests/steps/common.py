@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
+from support.client import SPEC_ERRORS
 from support.target import TARGET_KEY
 
 from reference_server.domain.callers import Workspace
@@ -89,41 +90,66 @@ def _(world: Any) -> None:
     assert reply.error is None, f"expected success, got {reply.error}"
 
 
+def camel(path: str) -> str:
+    """A field path in JSON names: message.message_id -> message.messageId."""
+    return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), path)
+
+
+def assert_fails_with(world: Any, name: str) -> None:
+    """The last call failed with this error, as the protocol tells it: the JSON-RPC code (§5.4, §9.5), or the HTTP
+    status with the ErrorInfo reason of an A2A error (§11.6). This server is held to its error name too."""
+    reply = reply_of(world)
+    error = reply.error
+    assert error is not None, f"expected {name}, got success: {getattr(reply, 'body', None)}"
+    if world.ours:
+        assert error.name == name, f"expected {name}, got {error.name}: {error.message}"
+    code, status, reason = SPEC_ERRORS[name]
+    if world.protocol.binding == "jsonrpc" or (world.protocol.binding == "none" and error.code is not None):
+        assert error.code == code, f"expected {name} ({code}), got the code {error.code}: {error.message}"
+        return
+    assert error.http_status == status, f"expected {name} (HTTP {status}), got HTTP {error.http_status}: {error.raw}"
+    if reason is not None and world.protocol.version == "1.0":  # 0.3 HTTP+JSON defines no error body (A23)
+        assert error.reason == reason, f"expected the ErrorInfo reason {reason}, got {error.reason}: {error.raw}"
+
+
 @then(parsers.parse("the call fails with {name}"))
 def _(world: Any, name: str) -> None:
-    reply = reply_of(world)
-    assert reply.error is not None, f"expected {name}, got success: {getattr(reply, 'body', None)}"
-    assert reply.error.name == name, f"expected {name}, got {reply.error.name}: {reply.error.message}"
+    assert_fails_with(world, name)
 
 
 @then(parsers.parse('the error message says "{text}"'))
 def _(world: Any, text: str) -> None:
     error = reply_of(world).error
     assert error is not None, "expected an error"
-    if world.external:
-        return  # the wording is this server's; another server's error is checked by its code and fields
-    assert text in error.message, f"{text!r} not in {error.message!r}"
+    if world.ours:  # the wording is this server's; another server's error is checked by its code and fields
+        assert text in error.message, f"{text!r} not in {error.message!r}"
 
 
 @then(parsers.parse('the error names the field "{field}" because it {reason}'))
 def _(world: Any, field: str, reason: str) -> None:
     error = reply_of(world).error
     assert error is not None, "expected an error"
-    found = {v["field"]: v["description"] for v in error.violations}
+    if not world.asserts("should"):
+        return  # A2A §3.3.2: naming the field that failed validation is a SHOULD
+    found = {v.get("field"): v.get("description", "") for v in error.violations}
+    if not world.ours:  # google.rpc.BadRequest names a field by its proto name or its JSON name: both name it
+        found = {camel(name or ""): text for name, text in found.items()}
     assert field in found, f"no violation for {field!r}; violations: {found}"
-    if not world.external:  # the wording of the reason is this server's
+    if world.ours:  # the wording of the reason is this server's
         assert reason in found[field], f"{field}: {found[field]!r} does not say {reason!r}"
 
 
 @then("the call is refused as unauthenticated")
 def _(world: Any) -> None:
+    # A2A §3.3.2: missing or invalid credentials MUST be refused; HTTP says so with 401 on both bindings
     reply = reply_of(world)
     assert reply.error is not None, "expected a refusal"
     assert reply.http_status == 401, reply.http_status
-    assert reply.error.name == "Unauthenticated", reply.error
-    headers = getattr(reply, "headers", None)
-    if headers is not None:
-        assert "WWW-Authenticate" in headers, "a 401 carries a WWW-Authenticate challenge"
+    if world.ours:  # this server's name for it (JSON-RPC -32000) and its challenge (a SHOULD of its own scenario)
+        assert reply.error.name == "Unauthenticated", reply.error
+        headers = getattr(reply, "headers", None)
+        if headers is not None:
+            assert "WWW-Authenticate" in headers, "a 401 carries a WWW-Authenticate challenge"
 
 
 @when(parsers.re(r"the caller calls (?P<operation>[A-Z][A-Za-z]+)$"))

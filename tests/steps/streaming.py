@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
-from support.client import A2AClient, StreamReply
+from support.client import CLIENT_TLS, A2AClient, StreamReply
 
 from steps.common import TIMESTAMP, UUID, workspace_of, write_json
 from steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
@@ -148,7 +148,9 @@ class Subscriber:
     reply: StreamReply | None = None
     failure: BaseException | None = None
     ended: bool = False
+    left: bool = False  # its client closed the connection on purpose
     changed: threading.Condition = field(default_factory=threading.Condition)
+    http: httpx.Client | None = None
 
     def take(self, event: dict[str, Any]) -> None:
         with self.changed:
@@ -170,20 +172,29 @@ class Subscriber:
         assert self.reply is not None
         return self.reply
 
+    def leave(self) -> None:
+        """Close the subscription's connection, as a client that goes away does."""
+        self.left = True
+        if self.http is not None:
+            self.http.close()
+
 
 def start_subscriber(world: Any) -> Subscriber:
     subscriber = Subscriber()
     binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
-    server = world.server
+    server, strict = world.server, world.ours
+    http = subscriber.http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
+    world.cleanups.append(subscriber.leave)  # a stream the scenario left open ends with it
 
     def read() -> None:
         try:
-            with httpx.Client(base_url=server.url, timeout=30) as http:
-                client = A2AClient(http, binding=binding, version=version, key=key,
+            with http:
+                client = A2AClient(http, binding=binding, version=version, key=key, strict=strict,
                                    jsonrpc_path=server.jsonrpc_path, rest_prefix=server.rest_prefix)
                 subscriber.reply = client.stream("SubscribeToTask", {"id": task}, on_event=subscriber.take)
         except BaseException as failure:  # handed to the step that reads the result
-            subscriber.failure = failure
+            if not subscriber.left:
+                subscriber.failure = failure
         finally:
             with subscriber.changed:
                 subscriber.ended = True

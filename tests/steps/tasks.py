@@ -348,14 +348,19 @@ def _list_value(world: Any, name: str, value: str) -> Any:
     return int(value)
 
 
-@when(parsers.re(r"the caller lists its tasks with (?P<options>.+)$"))
-def _(world: Any, options: str) -> None:
+def list_options(world: Any, options: str) -> dict[str, Any]:
+    """ListTasks parameters from a step's words: "pageSize 2 and pageToken the next page token"."""
     params = {}
     for option in options.split(" and "):
         name, _, value = option.partition(" ")
         params[name] = _list_value(world, name, value)
+    return params
+
+
+@when(parsers.re(r"the caller lists its tasks with (?P<options>.+)$"))
+def _(world: Any, options: str) -> None:
     world.stream = None
-    world.reply = world.client().call("ListTasks", params)
+    world.reply = world.client().call("ListTasks", list_options(world, options))
 
 
 @when(parsers.parse('"{name}" lists its tasks'))

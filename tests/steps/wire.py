@@ -12,6 +12,7 @@ from support.client import Reply
 from support.raw import raw_request
 from support.schemas import assert_valid
 
+from steps.capabilities import capability
 from steps.tasks import send, task_id, text_message
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
@@ -142,11 +143,26 @@ def _(world: Any) -> None:
     assert all("kind" not in m for m in task["history"]), task["history"]
 
 
+def _extended_card_as_declared(world: Any) -> None:
+    reply = world.reply
+    if capability(world, "extendedAgentCard"):
+        assert reply.http_status == 200, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
+        assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    else:
+        assert (reply.http_status, reply.error and reply.error.reason) == (400, "UNSUPPORTED_OPERATION"), reply.raw
+
+
 @then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
 def _(world: Any, status: int, outcome: str) -> None:
     reply = world.reply
+    if outcome == "as the card declares it":
+        return _extended_card_as_declared(world)
     assert reply.http_status == status, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
-    if outcome.startswith("naming the field"):
+    if outcome == "for the missing message":  # A2A §3.3.2: a validation error; naming the field is a SHOULD
+        assert reply.error is not None, reply
+        if world.ours:
+            assert "message" in [v["field"] for v in reply.error.violations], reply.error
+    elif outcome.startswith("naming the field"):
         field = outcome.split('"')[1]
         assert field in [v["field"] for v in reply.error.violations], reply.error
     elif outcome.startswith("with reason"):
@@ -157,6 +173,8 @@ def _(world: Any, status: int, outcome: str) -> None:
         assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
     elif outcome == "with an agent card":
         assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+    elif outcome == "as the card declares it":  # A2A §3.3.4: the card, or UnsupportedOperation without the capability
+        return _extended_card_as_declared(world)
     elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard, in ProtoJSON
         assert_valid(reply.body, "urn:a2a:v0.3-proto#/$defs/AgentCard")
         assert reply.body["protocolVersion"].startswith("0.3")
@@ -168,20 +186,29 @@ def _(world: Any, status: int, outcome: str) -> None:
 # --- the error table ---
 
 def _completed_task(world: Any) -> str:
-    reply = send(world, text_message("hello"))
+    # the TCK's prefix: any TCK-ready agent completes the task (a2a-tck scenarios/core_operations.feature)
+    reply = send(world, {**text_message("hello"), "messageId": f"tck-complete-task-{uuid.uuid4()}"})
     assert reply.error is None and reply.body["task"]["status"]["state"] == "TASK_STATE_COMPLETED", reply
     return str(reply.body["task"]["id"])
+
+
+def _message_to(task: str) -> dict[str, Any]:
+    return {"message": {**text_message("once more", task_id=task), "messageId": f"tck-complete-task-{uuid.uuid4()}"}}
 
 
 # situation → (operation, params), or a function of the world giving them when the situation needs a task
 SITUATIONS: dict[str, Any] = {
     "getting an unknown task": ("GetTask", {"id": UNKNOWN_TASK}),
+    "getting a task that does not exist": ("GetTask", {"id": "tck-no-such-task"}),
     "canceling a completed task": lambda world: ("CancelTask", {"id": _completed_task(world)}),
+    "sending a message to a completed task": lambda world: ("SendMessage", _message_to(_completed_task(world))),
     # an error found before a stream starts is a plain answer (DIGEST §10), so it is read like a unary one
     "subscribing to a completed task": lambda world: ("SubscribeToTask", {"id": _completed_task(world)}),
     "sending A2A-Version 9.9": ("GetExtendedAgentCard", {}),
-    "sending a message with no parts": ("SendMessage", {"message": {"messageId": "m1", "role": "ROLE_USER",
-                                                                   "parts": []}}),
+    "sending a message with no parts": ("SendMessage", {"message": {"messageId": "tck-complete-task-1",
+                                                                   "role": "ROLE_USER", "parts": []}}),
+    "sending a message without a messageId": ("SendMessage", {"message": {"role": "ROLE_USER",
+                                                                         "parts": [{"text": "hi"}]}}),
 }
 
 

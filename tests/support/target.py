@@ -17,6 +17,8 @@ from reference_server.settings import Settings
 
 TARGET_URL = os.environ.get("A2A_TARGET_URL", "").rstrip("/")
 TARGET_KEY = os.environ.get("A2A_TARGET_KEY", "")
+# a second caller of the target, for the scenarios about what one caller may see of another's tasks (optional)
+TARGET_OTHER_KEY = os.environ.get("A2A_TARGET_OTHER_KEY", "")
 
 
 class NoWorkspaces:

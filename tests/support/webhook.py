@@ -64,7 +64,9 @@ class Webhook:
     _server: ThreadingHTTPServer | None = None
     _lock: threading.Lock = field(default_factory=threading.Lock)
 
-    def start(self, host: str = "localhost") -> Webhook:
+    def start(self, host: str = "localhost", *, tls: bool = True) -> Webhook:
+        """Listen on 127.0.0.1: over HTTPS with the test CA's certificate (only this process trusts it), or over
+        plain HTTP for a server under test that runs as its own process."""
         hook = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -98,12 +100,14 @@ class Webhook:
                 pass
 
         server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-        _CERT.configure_cert(context)
-        server.socket = context.wrap_socket(server.socket, server_side=True)
+        if tls:
+            context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+            _CERT.configure_cert(context)
+            server.socket = context.wrap_socket(server.socket, server_side=True)
         self._server = server
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        self.base = f"https://{host}:{server.server_address[1]}"
+        # a short poll: stop() waits for the loop to see it (0.5 s by default, every scenario with a webhook)
+        threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True).start()
+        self.base = f"{'https' if tls else 'http'}://{host}:{server.server_address[1]}"
         self.url = self.base + "/hook"
         return self
 

@@ -213,6 +213,24 @@ def test_push_config_create_without_a_config() -> None:
     assert violations(v03_rest.decode_create_push_config, {"taskId": "t1"}) == {"config": "is required"}
 
 
+def test_an_empty_authentication_is_no_authentication() -> None:
+    # the 0.3 proto does not mark AuthenticationInfo.schemes required; proto3 writers send an unset message as {}
+    body = {"taskId": "t1", "pushNotificationConfig": {**HOOK, "authentication": {}}}
+    assert v03_rest.decode_create_push_config(body).authentication is None
+    sent = send({"text": "x"}, pushNotification={**HOOK, "authentication": {"schemes": []}})
+    push = v03_rest.decode_send_request(sent).configuration.push_config
+    assert push is not None and push.authentication is None
+
+
+def test_credentials_need_a_scheme() -> None:
+    body = {"taskId": "t1", "pushNotificationConfig": {**HOOK, "authentication": {"credentials": "secret"}}}
+    assert violations(v03_rest.decode_create_push_config, body) == {
+        "pushNotificationConfig.authentication.schemes":
+            'is required with credentials: name the scheme they are sent with, e.g. ["Bearer"]'}
+    body["pushNotificationConfig"]["authentication"]["schemes"] = ["Basic"]
+    assert v03_rest.decode_create_push_config(body).authentication == AuthenticationInfo("Basic", "secret")
+
+
 # --- encoding
 
 

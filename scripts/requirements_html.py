@@ -1,0 +1,73 @@
+"""The requirement view of the living page: how many requirements passed, failed or did not apply, by level and
+protocol; then every requirement with its word on each protocol, and for each failure the scenario and the message
+of the step that failed."""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES, PROTOCOLS, Verdict, summary
+from scripts.catalogue import LEVEL_NAMES, SPEC_LEVELS
+
+CLASSES = {PASS: "pass", FAIL: "fail", NOT_APPLICABLE: "skip"}  # the page's result colours
+MEANING = {"must": "a failure fails the run", "should": "a failure is a warning", "may": "a failure is information"}
+
+
+def view(verdicts: list[Verdict], scenario_anchor: Any) -> str:
+    """The section, given the verdicts and how to link to a scenario by its name."""
+    out = ['<section id="requirements"><h2>Requirements</h2>',
+           '<p class="muted">Each requirement of <code>spec/requirements.toml</code> (the official TCK\'s ids, and '
+           "SPEC-&hellip; ids of ours for the spec's MUSTs and SHOULDs it has no id for) with the results of the "
+           "portable scenarios tagged with it. <b>n/a</b>: it cannot be observed on this server (the reason is "
+           "given) or the scenario does not run on that protocol there.</p>",
+           _summary(verdicts)]
+    for level in SPEC_LEVELS:
+        rows = [v for v in verdicts if v.requirement.level == level]
+        out.append(f'<h3 id="requirements-{level}">{LEVEL_NAMES[level]} ({len(rows)}): {MEANING[level]}</h3>')
+        out.append(_table(rows, scenario_anchor))
+    out.append("</section>")
+    return "\n".join(out)
+
+
+def _summary(verdicts: list[Verdict]) -> str:
+    counts = summary(verdicts)
+    head = "<tr><th>level</th><th>all protocols</th>" + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in PROTOCOLS)
+    rows = []
+    for level, row in counts.items():
+        cells = []
+        for key in ("all", *PROTOCOLS):
+            c = row[key]
+            word = FAIL if c[FAIL] else PASS if c[PASS] else NOT_APPLICABLE
+            text = f"{c[PASS]} pass, {c[FAIL]} fail, {c[NOT_APPLICABLE]} n/a"
+            empty = '<td class="none">&ndash;</td>'
+            cells.append(f'<td class="{CLASSES[word]}">{text}</td>' if sum(c.values()) else empty)
+        rows.append(f"<tr><th>{LEVEL_NAMES[level]}</th>{''.join(cells)}</tr>")
+    return f'<table class="results summary">{head}</tr>{"".join(rows)}</table>'
+
+
+def _table(rows: list[Verdict], scenario_anchor: Any) -> str:
+    head = ("<tr><th>requirement</th><th>section</th><th>what it asks</th>"
+            + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in PROTOCOLS) + "</tr>")
+    body = []
+    for verdict in rows:
+        r = verdict.requirement
+        cells = []
+        for protocol in PROTOCOLS:
+            word = verdict.outcomes.get(protocol)
+            cells.append(f'<td class="{CLASSES[word]}">{word}</td>' if word else '<td class="none">&ndash;</td>')
+        said = escape(r.says) + (f'<br><span class="muted">{escape(r.note)}</span>' if r.note else "")
+        body.append(f'<tr id="requirement-{escape(r.id)}"><td><code>{escape(r.id)}</code></td>'
+                    f"<td>&sect;{escape(r.section)}</td><td>{said}{_details(verdict, scenario_anchor)}</td>"
+                    f"{''.join(cells)}</tr>")
+    return f'<table class="results requirements">{head}{"".join(body)}</table>'
+
+
+def _details(verdict: Verdict, scenario_anchor: Any) -> str:
+    """Each failure (scenario, protocol, the failing step and its message), or why the requirement did not apply."""
+    items = [f'<li class="failure"><a href="#{scenario_anchor(f.scenario)}">{escape(f.scenario)}</a> '
+             f'<span class="muted">({escape(PROTOCOL_NAMES.get(f.protocol, f.protocol))})</span>: '
+             f"<code>{escape(f.step)}</code><br>{escape(f.message)}</li>" for f in verdict.failures]
+    if verdict.overall == NOT_APPLICABLE:
+        items += [f'<li class="muted">n/a: {escape(reason)}</li>' for reason in sorted(set(verdict.reasons))]
+    return f'<ul class="details">{"".join(items)}</ul>' if items else ""

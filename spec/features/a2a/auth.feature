@@ -1,0 +1,72 @@
+@auth
+Feature: Every request is authenticated, and a caller sees only what is its own
+  A2A §7.4, §3.3.2, §13.1, §5.1: the server authenticates every request as its card declares and refuses
+  missing or wrong credentials, the same way on every binding; it checks on every operation that the caller may
+  act on the task, and another caller's task looks exactly like one that does not exist.
+
+  Background:
+    Given the caller holds a key the agent accepts
+    And the agent's card declares a security scheme
+
+  @must @spec-7.4 @spec-3.3.2 @AUTH-SERVER-002 @v0_3
+  Scenario: A request without credentials is refused
+    Given the caller presents no key
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  @must @spec-7.4 @spec-3.3.2 @AUTH-SERVER-002 @v0_3
+  Scenario: A request with credentials the agent does not know is refused
+    Given the caller presents the key "tck-not-a-key-anyone-was-given"
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  @must @spec-7.4 @spec-5.1 @AUTH-SERVER-002 @BIND-EQUIV-004
+  Scenario Outline: Every operation needs credentials, on every binding
+    Given the caller presents no key
+    When the caller calls <operation>
+    Then the call is refused as unauthenticated
+
+    Examples:
+      | operation            |
+      | SendMessage          |
+      | SendStreamingMessage |
+      | GetTask              |
+      | ListTasks            |
+      | CancelTask           |
+      | SubscribeToTask      |
+      | GetExtendedAgentCard |
+
+  @should @spec-3.3.2 @SPEC-AUTH-001
+  Scenario: A refusal says which scheme to authenticate with
+    Given the caller presents no key
+    When the caller fetches the extended agent card
+    Then the refusal carries an authentication challenge
+
+  @must @spec-13.1 @AUTH-SCOPE-001 @v0_3
+  Scenario Outline: Another caller cannot act on the caller's task
+    Given another caller of the same agent
+    And the caller sent a "tck-input-required" message
+    When the other caller <acts on> the task
+    Then the call fails with TaskNotFound
+
+    Examples:
+      | acts on                      |
+      | gets                         |
+      | cancels                      |
+      | subscribes to                |
+      | answers                      |
+      | creates a push config for    |
+
+  @must @spec-13.1 @AUTH-SCOPE-002
+  Scenario: Another caller's list holds none of the caller's tasks
+    Given another caller of the same agent
+    And the caller sent a "tck-complete-task" message
+    When the other caller lists its tasks
+    Then the list does not hold the caller's task
+
+  @must @spec-3.3.2 @AUTH-SCOPE-003 @v0_3
+  Scenario: Another caller's task looks like a task that does not exist
+    Given another caller of the same agent
+    And the caller sent a "tck-input-required" message
+    When the other caller gets the task
+    Then the refusal is the same as for a task that does not exist
