@@ -13,6 +13,7 @@ import functools
 import json
 import logging
 import re
+import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -57,13 +58,28 @@ class Recorder:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recorder")
         self._callers: dict[str | None, checks.CallerState] = {}  # only the recorder thread touches it
         self._last: Future[None] | None = None
+        # exchanges whose client has its whole answer but which are not submitted yet: the app submits one just
+        # after the answer's last bytes leave, so a client can ask for a flush before its last exchange is submitted
+        self._answered = 0
+        self._submitted = threading.Condition()
 
-    def submit(self, exchange: Exchange | Callable[[], Exchange]) -> None:
-        """Record an exchange, or the exchange a function makes (on the recorder thread, off the event loop)."""
+    def answered(self) -> None:
+        """An answer's last bytes are about to leave: its exchange will be submitted (submit(..., answered=True))."""
+        with self._submitted:
+            self._answered += 1
+
+    def submit(self, exchange: Exchange | Callable[[], Exchange], *, answered: bool = False) -> None:
+        """Record an exchange, or the exchange a function makes (on the recorder thread, off the event loop).
+        answered: its answer was announced by answered()."""
         try:
             self._thread.submit(self._record, exchange)
         except RuntimeError:  # closed: the server is stopping and its last exchanges are already on disk
             log.warning("an exchange ended after the recorder closed; it is not recorded")
+        finally:
+            if answered:
+                with self._submitted:
+                    self._answered -= 1
+                    self._submitted.notify_all()
 
     def close(self) -> None:
         """Wait until every exchange submitted so far is on disk (called when the server stops)."""
@@ -75,7 +91,9 @@ class Recorder:
                 log.exception("the last record could not be written")
 
     def flush(self) -> None:
-        """Wait until every exchange submitted so far is on disk, and keep recording."""
+        """Wait until every exchange answered so far is on disk, and keep recording."""
+        with self._submitted:
+            self._submitted.wait_for(lambda: self._answered == 0, CLOSE_TIMEOUT_SECONDS)
         self._thread.submit(lambda: None).result()
         if self._last is not None:
             self._last.result(CLOSE_TIMEOUT_SECONDS)
@@ -237,13 +255,17 @@ class RecordingApplication(Application):
                 capture.headers = message.get("headers", [])
             elif message["type"] == "http.response.body":
                 capture.response.append(message.get("body", b""))
+                if not message.get("more_body", False) and not capture.answered:
+                    capture.answered = True
+                    self.recorder.answered()  # before the client can have the answer's end
             await send(message)
 
         try:
             await super().__call__(scope, receiving, sending)  # type: ignore[no-untyped-call]
         finally:
             # the bodies are joined and decoded on the recorder thread; the caller and the fault are read now
-            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope), scope.get(FAULT_KEY)))
+            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope), scope.get(FAULT_KEY)),
+                                 answered=capture.answered)
 
 
 class _Capture:
@@ -253,6 +275,7 @@ class _Capture:
         self.status: int | None = None
         self.headers: list[tuple[bytes, bytes]] = []
         self.response: list[bytes] = []
+        self.answered = False  # the answer's last bytes were handed on
 
     def exchange(self, scope: Scope, caller: str | None, fault: dict[str, Any] | None) -> Exchange:
         def decoded(pairs: Any) -> tuple[tuple[str, str], ...]:

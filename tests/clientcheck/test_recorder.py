@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +109,23 @@ def test_one_file_per_caller_and_one_for_the_unauthenticated(tmp_path: Path) -> 
     assert {name: len(found) for name, found in lines.items()} == {
         "desk--alice.jsonl": 2, "desk--bob.jsonl": 1, "_unauthenticated.jsonl": 1}
     assert json.loads(lines["_unauthenticated.jsonl"][0])["caller"] is None
+
+
+def test_a_flush_waits_for_an_exchange_answered_but_not_yet_submitted(tmp_path: Path) -> None:
+    """The app submits an exchange just after its answer's last bytes leave, so a client can ask for a flush (to
+    build its report) before its last exchange is submitted: the flush waits for it."""
+    recorder = Recorder(tmp_path)
+    body = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": {"id": "t-1"}}
+    recorder.answered()  # the answer's end is leaving
+    flushed = threading.Thread(target=recorder.flush)
+    flushed.start()
+    flushed.join(0.3)
+    waited = flushed.is_alive()
+    recorder.submit(exchange(body), answered=True)
+    flushed.join(10)
+    assert waited and not flushed.is_alive()
+    assert len((tmp_path / "desk--c.jsonl").read_text().splitlines()) == 1  # on disk once the flush returned
+    recorder.close()
 
 
 def test_the_message_ids_are_remembered_per_caller(tmp_path: Path) -> None:

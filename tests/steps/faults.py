@@ -33,7 +33,7 @@ def _(world: Any) -> None:
 
 @when("the caller sends the same message again")
 def _(world: Any) -> None:
-    sent = world.notes["sent"]
+    sent = world.notes["last send"]
     send(world, sent["message"], **sent["configuration"])
 
 

@@ -39,7 +39,7 @@ def text_message(text: str, *, context_id: str | None = None, task_id: str | Non
 def send(world: Any, message: dict[str, Any], **configuration: Any) -> Any:
     """SendMessage (blocking unless told otherwise); remembers the task as "the task" and by its text."""
     params: dict[str, Any] = {"message": message, "configuration": configuration}
-    world.stream, world.notes["sent"] = None, params
+    world.stream, world.notes["last send"] = None, params
     try:
         world.reply = world.client().call("SendMessage", params)
     except httpx.TransportError as error:  # a connection closed unanswered: only a fault the message asked for
