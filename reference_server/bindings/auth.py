@@ -59,19 +59,23 @@ def caller_of(request: Request) -> Caller:
     return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
-def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[Handler, str], Handler]:
+def authenticated(directory: CallerDirectory, settings: Settings,
+                  prepare: Callable[[Caller], Awaitable[None]] | None = None) -> Callable[[Handler, str], Handler]:
     """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
     It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
     case), a handler of an A2A route never runs without a caller; callers.json is checked on every request.
+    prepare(caller), when given, is awaited before the handler (the app readies the caller's workspace).
     """
 
     def guard(handler: Handler, binding: str) -> Handler:
         async def guarded(request: Request) -> Response:
-            found = _caller_of(request, directory)
+            found = await _caller_of(request, directory)
             if isinstance(found, str):  # why there is no caller
                 return await _refuse(request, binding, found, settings)
             cast(dict[str, Any], request.scope)[CALLER_KEY] = found
+            if prepare is not None:
+                await prepare(found)
             return await handler(request)
 
         return guarded
@@ -79,7 +83,7 @@ def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[H
     return guard
 
 
-def _caller_of(request: Request, directory: CallerDirectory) -> Caller | str:
+async def _caller_of(request: Request, directory: CallerDirectory) -> Caller | str:
     """The request's caller, or why there is none (callers.json is read as it is now)."""
     try:
         key = presented_key(request)
@@ -87,7 +91,7 @@ def _caller_of(request: Request, directory: CallerDirectory) -> Caller | str:
         return str(problem)
     if key is None:
         return "No API key: send X-API-Key: <key> or Authorization: Bearer <key>"
-    callers = directory.find(key)
+    callers = await directory.find(key)
     if not callers:
         return "Unknown API key"
     if len(callers) > 1:

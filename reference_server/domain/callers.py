@@ -1,4 +1,4 @@
-"""Callers: <workspace>/.volcanic/a2a/callers.json, checked on every request, and the directory over workspaces."""
+"""Callers: <workspace>/.volcanic/a2a/callers.json, and the directory over workspaces that checks each by stat."""
 
 from __future__ import annotations
 
@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reference_server.disk import StatCache
-from reference_server.settings import OWNER_ID
 
 log = logging.getLogger("reference_server.callers")
 
@@ -87,7 +86,7 @@ class Caller:
 
 
 class CallerDirectory(Protocol):
-    def find(self, key: str) -> list[Caller]:
+    async def find(self, key: str) -> list[Caller]:
         """Every caller whose key is `key` (more than one means the key is ambiguous)."""
         ...
 
@@ -108,11 +107,20 @@ class CallersCheck:
 def check_callers(path: Path) -> CallersCheck:
     """The valid entries of a callers.json; missing file = none; malformed = none, and the problem said."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return CallersCheck([], [])
     except OSError as exc:
         return CallersCheck([], [f"callers file {path} cannot be read ({exc.strerror}); no callers"])
+    return callers_in(path, data)
+
+
+def callers_in(path: Path, data: bytes) -> CallersCheck:
+    """What the bytes of the callers.json at path hold (check_callers, for bytes already read)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return CallersCheck([], [f"callers file {path} is not UTF-8 text; no callers"])
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -166,38 +174,14 @@ def _entry_problem(item: Any) -> str | None:
 _CALLERS: StatCache[list[CallerEntry]] = StatCache(_parse_callers)
 
 
-def owner_workspace(root: Path, owner_id: str) -> Workspace:
-    """An owner's workspace on an owner host: <root>/<ownerId>/, scopes prefixed owner-<ownerId>."""
-    return Workspace(root / owner_id, owner_id=owner_id, scope_prefix=f"owner-{owner_id}")
-
-
-def owner_workspaces(root: Path, owners: Callable[[], Iterable[str]]) -> Callable[[], list[Workspace]]:
-    """Owner-host mode (design "Telegram host": for each chat id in AllowedUserIds, on every call): the
-    workspaces of the owners `owners()` lists now, so an owner added to the list is served from the next
-    request. A folder under the root that is not listed is never read; an id that is not a plain folder name
-    (OWNER_ID) is never looked up."""
-    known: dict[str, Workspace] = {}
-
-    def listed() -> list[Workspace]:
-        workspaces = []
-        for owner_id in owners():
-            if not OWNER_ID.fullmatch(owner_id):
-                continue
-            if owner_id not in known:
-                known[owner_id] = owner_workspace(root, owner_id)
-            workspaces.append(known[owner_id])
-        return workspaces
-
-    return listed
-
-
 class WorkspaceCallerDirectory:
-    """Callers of every workspace the function yields, as their callers.json files are now."""
+    """Callers of every workspace the function yields, as their callers.json files are now: each file checked by
+    stat on every lookup (A2A__FileChanges=stat; caller_index.CallerIndex answers from an index instead)."""
 
     def __init__(self, workspaces: Callable[[], Iterable[Workspace]]) -> None:
         self._workspaces = workspaces
 
-    def find(self, key: str) -> list[Caller]:
+    async def find(self, key: str) -> list[Caller]:
         presented = _secret(key)
         return [
             Caller(name=entry.name, mode=entry.mode, workspace=workspace)
