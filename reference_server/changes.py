@@ -58,14 +58,19 @@ class _Followed:
 
 @dataclass(eq=False, slots=True)
 class _Dir:
-    """A folder some followed path passes through, and its watch (wd -1: none now)."""
+    """A folder some followed paths pass through, and its watch (wd -1: none now). Small: there are three for each
+    owner of a host."""
 
     path: str
+    users: int = 0  # how many followed paths pass through it
+    leaves: int = 0  # for how many it is the last folder (then its entries' content matters too)
     wd: int = -1
     mask: int = 0
-    leaves: int = 0  # for how many followed paths this is the last folder (then its entries' content matters too)
-    by_name: dict[str, list[_Followed]] = field(default_factory=dict)  # which entry matters to whom
-    holding: list[_Followed] = field(default_factory=list)  # followed folders that are this folder
+    holding: list[_Followed] | None = None  # followed folders that are this folder
+    twins: list[_Dir] | None = None  # other folders on the same inode (a symbolic link): rare
+
+
+Interest = _Followed | list[_Followed]  # one follower (nearly always), or several
 
 
 class Notifications:
@@ -76,8 +81,10 @@ class Notifications:
         self._kernel = kernel or inotify.Inotify()
         self._lock = threading.Lock()
         self._dirs: dict[str, _Dir] = {}
-        self._by_wd: dict[int, list[_Dir]] = {}
-        self._followed: dict[tuple[Hashable, str], _Followed] = {}
+        self._by_wd: dict[int, _Dir] = {}
+        # an entry's full path (the next folder of a chain, or a followed file) -> who follows something through it
+        self._interest: dict[str, Interest] = {}
+        self._by_who: dict[Hashable, dict[str, _Followed]] = {}
         self._pending: dict[Hashable, Changes] = {}
         self._blind: dict[Hashable, set[str]] = {}
         self._refusal_said = False
@@ -97,43 +104,48 @@ class Notifications:
         """Tell `who` of every change to the file at path (folder: of every entry of the folder at path), including
         those of the folders from anchor (an ancestor of path) down to it. Afterwards, what is read of path is what
         changes() speaks of: read it after this returns."""
-        name, top = os.fspath(path), os.fspath(anchor)
+        name, top = _normal(path), _normal(anchor)  # a path is told as it was given, normalized
         chain = _chain(top, name if folder else os.path.dirname(name))
         with self._lock:
-            if (who, name) in self._followed:
+            mine = self._by_who.setdefault(who, {})
+            if name in mine:
                 return
-            followed = _Followed(who, name, folder, chain)
-            self._followed[(who, name)] = followed
+            followed = mine[name] = _Followed(who, name, folder, chain)
             for n, folder_path in enumerate(chain):
-                entry = self._dirs.get(folder_path) or self._dirs.setdefault(folder_path, _Dir(folder_path))
+                entry = self._dirs.get(folder_path)
+                if entry is None:
+                    entry = self._dirs[folder_path] = _Dir(folder_path)
+                entry.users += 1
                 if n + 1 < len(chain):
-                    entry.by_name.setdefault(os.path.basename(chain[n + 1]), []).append(followed)
+                    _add(self._interest, chain[n + 1], followed)
                     continue
                 entry.leaves += 1
                 if folder:
-                    entry.holding.append(followed)
+                    entry.holding = [*(entry.holding or ()), followed]
                 else:
-                    entry.by_name.setdefault(os.path.basename(name), []).append(followed)
+                    _add(self._interest, name, followed)
             self._place(followed, verify=False)
 
     def unfollow(self, who: Hashable, path: Path | str) -> None:
-        name = os.fspath(path)
+        name = _normal(path)
         with self._lock:
-            followed = self._followed.pop((who, name), None)
+            followed = self._by_who.get(who, {}).pop(name, None)
             if followed is None:
                 return
             self._blind.get(who, set()).discard(name)
-            for n, folder_path in enumerate(followed.chain):
+            chain = followed.chain
+            for n, folder_path in enumerate(chain):
                 entry = self._dirs[folder_path]
-                if n + 1 < len(followed.chain):
-                    _forget(entry.by_name, os.path.basename(followed.chain[n + 1]), followed)
+                entry.users -= 1
+                if n + 1 < len(chain):
+                    _remove(self._interest, chain[n + 1], followed)
                 else:
                     entry.leaves -= 1
-                    if followed.folder:
-                        entry.holding.remove(followed)
-                    else:
-                        _forget(entry.by_name, os.path.basename(name), followed)
-                if not entry.by_name and not entry.holding:
+                    if followed.folder and entry.holding is not None:
+                        entry.holding = [f for f in entry.holding if f is not followed] or None
+                    elif not followed.folder:
+                        _remove(self._interest, name, followed)
+                if not entry.users:
                     self._unwatch(entry)
                     del self._dirs[folder_path]
 
@@ -146,11 +158,11 @@ class Notifications:
         """Place the watches of every path of `who` again, following the names as they are now (after an overflow
         told it everything may have changed; call it before reading everything again). A few at a time."""
         with self._lock:
-            mine = [followed for (owner, _), followed in self._followed.items() if owner == who]
+            mine = list(self._by_who.get(who, {}).values())
         for start in range(0, len(mine), _RECHECK_BATCH):
             with self._lock:
                 for followed in mine[start:start + _RECHECK_BATCH]:
-                    if self._followed.get((who, followed.path)) is followed:
+                    if self._by_who.get(who, {}).get(followed.path) is followed:
                         self._place(followed, verify=True)
 
     # --- what changed ---
@@ -175,24 +187,33 @@ class Notifications:
 
     def _drain(self) -> None:
         replace: dict[int, _Followed] = {}
+        gone: set[str] = set()  # folders that moved or went themselves
         for event in self._kernel.read():
             if event.mask & inotify.Q_OVERFLOW:
                 self._overflowed()
                 continue
-            for entry in self._by_wd.get(event.wd, ()):
-                if event.mask & _GONE:  # the folder itself moved or went: every path through it, whole
-                    for followed in _everyone(entry):
-                        self._tell(followed, followed.path)
-                        replace[id(followed)] = followed
+            head = self._by_wd.get(event.wd)
+            if head is None:
+                continue  # a watch let go of (its IGNORED), or of a folder no longer followed
+            for entry in (head, *head.twins) if head.twins else (head,):
+                if event.mask & _GONE:
+                    gone.add(entry.path)
                     continue
-                for followed in entry.by_name.get(event.name, ()):
+                entry_path = os.path.join(entry.path, event.name)
+                for followed in _each(self._interest.get(entry_path)):
                     self._tell(followed, followed.path)
                     if followed.folder or entry.path != followed.chain[-1]:
                         replace[id(followed)] = followed  # a folder on its way changed: follow the names again
-                for followed in entry.holding:
-                    self._tell(followed, os.path.join(followed.path, event.name) if event.name else followed.path)
+                for followed in entry.holding or ():
+                    self._tell(followed, entry_path if event.name else followed.path)
+        if gone:  # every path through a folder that moved or went, whole (rare: one pass for them all)
+            for mine in self._by_who.values():
+                for followed in mine.values():
+                    if not gone.isdisjoint(followed.chain):
+                        self._tell(followed, followed.path)
+                        replace[id(followed)] = followed
         for followed in replace.values():
-            if self._followed.get((followed.who, followed.path)) is followed:
+            if self._by_who.get(followed.who, {}).get(followed.path) is followed:
                 self._place(followed, verify=True)
 
     def _tell(self, followed: _Followed, path: str) -> None:
@@ -204,7 +225,7 @@ class Notifications:
     def _overflowed(self) -> None:
         log.warning("the kernel's queue of file notifications overflowed (fs.inotify.max_queued_events = %s): "
                     "every followed file is read again", _limit("max_queued_events"))
-        for who in {who for who, _ in self._followed}:
+        for who in self._by_who:
             changes = self._pending.get(who)
             if changes is None:
                 changes = self._pending[who] = Changes()
@@ -225,8 +246,8 @@ class Notifications:
                 wd = self._kernel.add_watch(folder_path, mask | inotify.MASK_ADD)
             except OSError as error:
                 if error.errno in _MISSING and n > 0:
-                    for gone in followed.chain[n:]:  # not there: nothing below it is either
-                        self._unwatch(self._dirs[gone])
+                    for below in followed.chain[n:]:  # not there: nothing below it is either
+                        self._unwatch(self._dirs[below])
                     break
                 if error.errno in _MISSING:  # the anchor itself is missing: nothing would tell of its return
                     log.debug("%s is missing: %s is read by stat", folder_path, followed.path)
@@ -237,7 +258,9 @@ class Notifications:
             if wd != entry.wd:
                 self._unwatch(entry)
                 entry.wd = wd
-                self._by_wd.setdefault(wd, []).append(entry)
+                head = self._by_wd.setdefault(wd, entry)
+                if head is not entry:
+                    head.twins = [*(head.twins or ()), entry]
             entry.mask = mask
         blind.discard(followed.path)
 
@@ -253,37 +276,55 @@ class Notifications:
     def _unwatch(self, entry: _Dir) -> None:
         if entry.wd < 0:
             return
-        sharing = self._by_wd.get(entry.wd, [])
-        if entry in sharing:
-            sharing.remove(entry)
-        if not sharing:
-            self._by_wd.pop(entry.wd, None)
+        head = self._by_wd.get(entry.wd)
+        if head is entry and entry.twins:  # a twin on the same inode keeps the watch
+            twin, *rest = entry.twins
+            twin.twins, entry.twins = rest or None, None
+            self._by_wd[entry.wd] = twin
+        elif head is entry:
+            del self._by_wd[entry.wd]
             self._kernel.rm_watch(entry.wd)
+        elif head is not None and head.twins:
+            head.twins = [twin for twin in head.twins if twin is not entry] or None
         entry.wd, entry.mask = -1, 0
 
 
+def _normal(path: Path | str) -> str:
+    """The path's text, normalized; the very same string when it already is (a host holds many)."""
+    text = os.fspath(path)
+    normal = os.path.normpath(text)
+    return text if normal == text else normal
+
+
 def _chain(anchor: str, last: str) -> tuple[str, ...]:
-    """The folders from anchor down to last (anchor must be last or above it)."""
-    relative = os.path.relpath(last, anchor)
-    if relative == ".":
+    """The folders from anchor down to last (anchor must be last or above it, both normalized); by text."""
+    if last == anchor:
         return (anchor,)
-    if relative.startswith(".."):
+    if not last.startswith(anchor.rstrip(os.sep) + os.sep):
         raise ValueError(f"{anchor} is not above {last}")
     chain = [anchor]
-    for part in relative.split(os.sep):
+    for part in last[len(anchor):].strip(os.sep).split(os.sep):
         chain.append(os.path.join(chain[-1], part))
     return tuple(chain)
 
 
-def _forget(by_name: dict[str, list[_Followed]], name: str, followed: _Followed) -> None:
-    listed = by_name[name]
-    listed.remove(followed)
-    if not listed:
-        del by_name[name]
+def _add(interest: dict[str, Interest], key: str, followed: _Followed) -> None:
+    known = interest.get(key)
+    interest[key] = followed if known is None else [*_each(known), followed]
 
 
-def _everyone(entry: _Dir) -> list[_Followed]:
-    return [followed for listed in entry.by_name.values() for followed in listed] + entry.holding
+def _remove(interest: dict[str, Interest], key: str, followed: _Followed) -> None:
+    left = [f for f in _each(interest.get(key)) if f is not followed]
+    if not left:
+        interest.pop(key, None)
+    else:
+        interest[key] = left[0] if len(left) == 1 else left
+
+
+def _each(interest: Interest | None) -> list[_Followed] | tuple[_Followed, ...]:
+    if interest is None:
+        return ()
+    return interest if isinstance(interest, list) else (interest,)
 
 
 def _limit(name: str) -> str:

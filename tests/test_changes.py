@@ -136,19 +136,49 @@ def test_each_follower_gets_its_own_changes(tmp_path: Path, notes: Notifications
     assert told(notes, "two") == {str(bob)}
 
 
-def test_unfollowing_lets_the_watches_go(tmp_path: Path, notes: Notifications) -> None:
-    alice, bob = callers_of(tmp_path, "alice"), callers_of(tmp_path, "bob")
-    for path in (alice, bob):
-        write(path, "[]")
-    notes.follow("index", alice, tmp_path)
-    notes.follow("index", bob, tmp_path)
-    assert notes.watches == 7  # the root, then three folders for each owner
-    notes.unfollow("index", alice)
-    assert notes.watches == 4
-    write(alice, "[1]")
-    assert told(notes, "index") == set()
-    notes.unfollow("index", bob)
-    assert notes.watches == 0
+def test_unfollowing_lets_the_watches_go(tmp_path: Path) -> None:
+    kernel = Refusing(limit=100)  # it counts the watches the kernel holds
+    notes = Notifications(kernel)
+    try:
+        alice, bob = callers_of(tmp_path, "alice"), callers_of(tmp_path, "bob")
+        for path in (alice, bob):
+            write(path, "[]")
+        notes.follow("index", alice, tmp_path)
+        notes.follow("index", bob, tmp_path)
+        assert notes.watches == len(kernel.held) == 7  # the root, then three folders for each owner
+        notes.unfollow("index", alice)
+        assert notes.watches == len(kernel.held) == 4
+        write(alice, "[1]")
+        assert told(notes, "index") == set()
+        notes.unfollow("index", bob)
+        assert notes.watches == len(kernel.held) == 0
+    finally:
+        notes.close()
+
+
+def test_a_moved_anchor_is_told_and_its_paths_are_read_by_stat_from_then_on(tmp_path: Path,
+                                                                            notes: Notifications) -> None:
+    root = tmp_path / "root"
+    path = callers_of(root)
+    write(path, "[]")
+    notes.follow("index", path, root)
+    root.rename(tmp_path / "root-old")  # nothing above the anchor is watched: only its own watch says so
+    assert told(notes, "index") == {str(path)}
+    assert notes.blind("index") == {str(path)}
+
+
+def test_two_names_of_one_folder_are_both_told(tmp_path: Path, notes: Notifications) -> None:
+    real = callers_of(tmp_path, "alice")
+    write(real, "[]")
+    (tmp_path / "alias").symlink_to(tmp_path / "alice")  # one inode, two paths: one watch for both
+    alias = callers_of(tmp_path, "alias")
+    notes.follow("index", real, tmp_path)
+    notes.follow("index", alias, tmp_path)
+    write(real, "[1]")
+    assert told(notes, "index") == {str(real), str(alias)}
+    notes.unfollow("index", real)
+    write(real, "[2]")
+    assert told(notes, "index") == {str(alias)}  # the watch stays for the name still followed
 
 
 def test_a_refused_watch_makes_its_path_blind_with_one_warning(tmp_path: Path,

@@ -11,6 +11,7 @@ import os
 import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from reference_server.changes import Notifications
 from reference_server.disk import off_loop
@@ -31,27 +32,25 @@ ON_LOOP = 16  # callers files read on the event loop at most (small files, as th
 
 @dataclass(slots=True)
 class _File:
-    """One callers.json and what the index holds of it."""
+    """One callers.json and what the index holds of it (small: an owner host keeps one for each owner)."""
 
-    workspaces: list[Workspace]  # usually one; two listed workspaces on one folder share their file
+    workspaces: tuple[Workspace, ...]  # one; two listed workspaces on one folder share their file
     followed: bool = False
     entries: Sequence[CallerEntry] = ()
     version: bytes = b""  # a digest of the bytes last read: one warning per version of a malformed file
-    held: list[tuple[bytes, bytes, Caller]] = field(default_factory=list)  # (key digest, key, caller) in the index
 
 
 @dataclass
 class _Work:
-    """What a refresh does: files to stop or start following, files to read again."""
+    """What a refresh does: compare the workspaces listed now with those followed, read files again."""
 
-    gone: list[str] = field(default_factory=list)
-    new: list[str] = field(default_factory=list)
-    changed: set[str] = field(default_factory=set)  # a path may be in new and changed: read twice, harmless
+    listed: tuple[Workspace, ...] | None = None  # the workspaces now, when they may have changed
+    changed: set[str] = field(default_factory=set)
     everything: bool = False
 
     @property
     def size(self) -> int:
-        return len(self.gone) + len(self.new) + len(self.changed)
+        return len(self.listed or ()) + len(self.changed)
 
 
 class CallerIndex:
@@ -70,7 +69,7 @@ class CallerIndex:
         self._listed: object = None
         self._served: dict[Workspace, str] = {}  # listed workspace -> its callers file's path
         self._files: dict[str, _File] = {}
-        self._by_key: dict[bytes, list[tuple[bytes, Caller]]] = {}
+        self._by_key: dict[bytes, tuple[tuple[str, Caller], ...]] = {}  # key digest -> (key, caller) of each
         self._secret = secrets.token_bytes(32)  # keys are indexed by a keyed digest: a lookup's time tells nothing
         self._job: asyncio.Future[None] | None = None
         self._linked: set[str] = set()  # callers files that are symbolic links: their target's edits are not told
@@ -80,7 +79,7 @@ class CallerIndex:
         presented = _secret(key)
         # in constant time: how long a refusal takes tells nothing of how much of a key was right
         return [caller for held, caller in self._by_key.get(self._digest(presented), ())
-                if hmac.compare_digest(held, presented)]
+                if hmac.compare_digest(_secret(held), presented)]
 
     async def start(self) -> None:
         """Build the index before the first request (on a disk thread: a big host has many files to read)."""
@@ -103,7 +102,7 @@ class CallerIndex:
         work = self._work()
         if work.size <= ON_LOOP and not work.everything:
             self._apply(work)
-        elif work.size or work.everything:
+        else:
             job = asyncio.ensure_future(off_loop(self._apply, work))
             self._job = job
             job.add_done_callback(self._done)
@@ -122,15 +121,7 @@ class CallerIndex:
         listed = self._workspaces()
         if listed is not self._listed or not isinstance(listed, tuple):  # a tuple cannot have changed since
             self._listed = listed
-            now = dict.fromkeys(listed)
-            for workspace in [w for w in self._served if w not in now]:
-                path = self._served.pop(workspace)
-                self._files[path].workspaces.remove(workspace)
-                work.gone.append(path)
-            for workspace in [w for w in now if w not in self._served]:
-                path = self._served[workspace] = os.fspath(workspace.callers_file)
-                self._files.setdefault(path, _File([])).workspaces.append(workspace)
-                work.new.append(path)
+            work.listed = tuple(listed)  # compared with the last in _apply: a long list, on a disk thread
         changes = self._notes.changes(self)
         work.everything = changes.everything
         work.changed = changes.paths & self._files.keys()
@@ -138,48 +129,59 @@ class CallerIndex:
 
     def _apply(self, work: _Work) -> None:
         """Follow, forget and read what the work says (on the loop for a few files, else on a disk thread)."""
-        for path in work.gone:
+        now = dict.fromkeys(work.listed or ())
+        gone = [] if work.listed is None else [w for w in self._served if w not in now]
+        for workspace in gone:
+            path = self._served.pop(workspace)
             known = self._files[path]
+            entries = known.entries
+            self._hold(known, [])
+            known.workspaces = tuple(w for w in known.workspaces if w != workspace)
             if known.workspaces:  # another listed workspace shares the folder: its callers stay
-                self._hold(known, known.entries)
+                self._hold(known, entries)
                 continue
             self._notes.unfollow(self, path)
-            self._hold(known, [])
             self._linked.discard(path)
             del self._files[path]
-        for path in work.new:
-            known = self._files[path]
-            if known.followed:
-                self._hold(known, known.entries)
+        for workspace in [w for w in now if w not in self._served]:
+            path = self._served[workspace] = workspace.callers_path()
+            shared = self._files.get(path)
+            if shared is not None:
+                entries = shared.entries
+                self._hold(shared, [])
+                shared.workspaces += (workspace,)
+                self._hold(shared, entries)
                 continue
+            known = self._files[path] = _File((workspace,))
             # follow first, read after: a change from now on is in the queue
-            self._notes.follow(self, path, os.path.dirname(known.workspaces[0].path))
+            self._notes.follow(self, path, os.path.dirname(workspace.path))
             known.followed = True
-            self._read(known)
+            self._read(path, known)
         if work.everything:
             self._notes.recheck(self)
         for path in list(self._files) if work.everything else work.changed:
             if path in self._files:  # not one forgotten above
-                self._read(self._files[path])
+                self._read(path, self._files[path])
 
-    def _read(self, known: _File) -> None:
+    def _read(self, path: str, known: _File) -> None:
         """Read the file again; index what it holds unless its bytes are the ones read last time."""
-        path = known.workspaces[0].callers_file
-        if path.is_symlink():  # the kernel tells of the link, not of its target: checked by stat on each lookup
-            self._linked.add(os.fspath(path))
+        if os.path.islink(path):  # the kernel tells of the link, not of its target: checked by stat on each lookup
+            self._linked.add(path)
         else:
-            self._linked.discard(os.fspath(path))
+            self._linked.discard(path)
         try:
-            data: bytes | None = path.read_bytes()
+            with open(path, "rb") as file:
+                data: bytes | None = file.read()
             version = hashlib.blake2b(data or b"", digest_size=16).digest()
         except OSError as error:  # missing (no callers, no warning), or unreadable (check_callers says why)
             data, version = None, f"{error.errno}".encode()
         if version == known.version:
             return  # the same bytes as last read (a file touched, or one edit told twice): no second warning
         known.version = version
-        checked = check_callers(path) if data is None else callers_in(path, data)
+        checked = check_callers(Path(path)) if data is None else callers_in(path, data)
         for problem in checked.problems:
             log.warning("%s", problem)
+        self._hold(known, [])
         self._hold(known, checked.entries)
 
     def _by_stat(self, path: str) -> None:
@@ -187,27 +189,30 @@ class CallerIndex:
         known = self._files.get(path)
         if known is None:
             return
-        entries = read_callers(known.workspaces[0].callers_file)
+        entries = read_callers(Path(path))
         if entries is not known.entries:  # the stat cache gives the same list while the file is unchanged
             known.version = b""
+            self._hold(known, [])
             self._hold(known, entries)
 
     def _hold(self, known: _File, entries: Sequence[CallerEntry]) -> None:
-        """Put the file's callers in the index in place of what it held before."""
-        for digest, presented, caller in known.held:
-            held = self._by_key[digest]
-            held.remove((presented, caller))
-            if not held:
-                del self._by_key[digest]
+        """Put the file's callers in the index (none: take out what it held)."""
+        if not entries:
+            for entry in known.entries:
+                digest = self._digest(_secret(entry.key))
+                left = tuple(held for held in self._by_key.get(digest, ()) if held[1].workspace not in known.workspaces)
+                if left:
+                    self._by_key[digest] = left
+                else:
+                    self._by_key.pop(digest, None)
+            known.entries = entries
+            return
         known.entries = entries
-        known.held = []
         for workspace in known.workspaces:
             for entry in entries:
-                presented = _secret(entry.key)
-                digest = self._digest(presented)
+                digest = self._digest(_secret(entry.key))
                 caller = Caller(name=entry.name, mode=entry.mode, workspace=workspace)
-                self._by_key.setdefault(digest, []).append((presented, caller))
-                known.held.append((digest, presented, caller))
+                self._by_key[digest] = (*self._by_key.get(digest, ()), (entry.key, caller))
 
     def _digest(self, presented: bytes) -> bytes:
         return hashlib.blake2b(presented, key=self._secret, digest_size=16).digest()

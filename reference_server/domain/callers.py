@@ -5,6 +5,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -18,6 +19,8 @@ log = logging.getLogger("reference_server.callers")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]{1,40}$")
 KNOWN_MODES = ("isolated",)
+A2A_DIR = os.path.join(".volcanic", "a2a")  # design: all under <workspace>/.volcanic/a2a/
+CALLERS_NAME = "callers.json"
 
 
 @dataclass(frozen=True)
@@ -30,11 +33,15 @@ class Workspace:
 
     @cached_property
     def a2a_dir(self) -> Path:
-        return self.path / ".volcanic" / "a2a"
+        return self.path / A2A_DIR
 
     @cached_property
     def callers_file(self) -> Path:
-        return self.a2a_dir / "callers.json"
+        return self.a2a_dir / CALLERS_NAME
+
+    def callers_path(self) -> str:
+        """callers_file as text, made without caching a Path (the caller index holds one per owner of a host)."""
+        return os.path.join(self.path, A2A_DIR, CALLERS_NAME)
 
     @cached_property
     def card_file(self) -> Path:
@@ -53,7 +60,7 @@ class Workspace:
         return self.a2a_dir / "pushes"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: an owner host holds one per caller of every owner
 class CallerEntry:
     """One valid entry of a callers.json file."""
 
@@ -72,7 +79,7 @@ def masked_key(key: str) -> str:
     return "…" + key[-4:] if len(key) >= 12 else "…"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Caller:
     """An authenticated caller: who it is and whose workspace it talks to."""
 
@@ -115,7 +122,7 @@ def check_callers(path: Path) -> CallersCheck:
     return callers_in(path, data)
 
 
-def callers_in(path: Path, data: bytes) -> CallersCheck:
+def callers_in(path: Path | str, data: bytes) -> CallersCheck:
     """What the bytes of the callers.json at path hold (check_callers, for bytes already read)."""
     try:
         text = data.decode("utf-8")
@@ -139,7 +146,7 @@ def _parse_callers(path: Path) -> list[CallerEntry]:
     return checked.entries
 
 
-def _valid_entries(path: Path, raw: list[Any]) -> CallersCheck:
+def _valid_entries(path: Path | str, raw: list[Any]) -> CallersCheck:
     checked = CallersCheck([], [])
     seen: set[str] = set()
     for index, item in enumerate(raw):

@@ -55,17 +55,19 @@ def warnings(caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 class Reads:
-    """Counts the files read (Path.read_bytes, which the index reads callers files with)."""
+    """Counts the callers files the index reads, by their owner's folder."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.paths: list[str] = []
-        real = Path.read_bytes
+        self.threads: set[str] = set()
+        real = CallerIndex._read
 
-        def counted(path: Path) -> bytes:
-            self.paths.append(path.parts[-4])  # the owner's folder
-            return real(path)
+        def counted(index: CallerIndex, path: str, known: Any) -> None:
+            self.paths.append(Path(path).parts[-4])
+            self.threads.add(threading.current_thread().name)
+            real(index, path, known)
 
-        monkeypatch.setattr(Path, "read_bytes", counted)
+        monkeypatch.setattr(CallerIndex, "_read", counted)
 
 
 def test_a_lookup_reads_nothing_when_nothing_changed(tmp_path: Path, notes: Notifications,
@@ -183,14 +185,7 @@ def test_a_big_refresh_runs_on_a_disk_thread_and_outlives_a_request_that_left(
         tmp_path: Path, notes: Notifications, monkeypatch: pytest.MonkeyPatch) -> None:
     workspaces = owners(tmp_path, caller_index.ON_LOOP * 3)
     index = CallerIndex(lambda: workspaces, notes)
-    threads: set[str] = set()
-    real = CallerIndex._read
-
-    def read(self: CallerIndex, known: Any) -> None:
-        threads.add(threading.current_thread().name)
-        real(self, known)
-
-    monkeypatch.setattr(CallerIndex, "_read", read)
+    reads = Reads(monkeypatch)
 
     async def leave_then_ask() -> list[str]:
         first = asyncio.ensure_future(index.find("k_1"))
@@ -199,7 +194,8 @@ def test_a_big_refresh_runs_on_a_disk_thread_and_outlives_a_request_that_left(
         return [caller.name for caller in await index.find("k_1")]
 
     assert asyncio.run(leave_then_ask()) == ["bot-1"]
-    assert threads and all(name.startswith("disk") for name in threads), threads
+    assert len(reads.paths) == len(workspaces)  # each file once: the request that left did not stop the refresh
+    assert reads.threads and all(name.startswith("disk") for name in reads.threads), reads.threads
 
 
 def test_closing_lets_every_watch_go(tmp_path: Path, notes: Notifications) -> None:
