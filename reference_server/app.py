@@ -98,11 +98,12 @@ def create_app(
     outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
     push = HttpPushSender(outbound, sleep=push_sleep)
     notes = notifications_for(settings.file_changes)  # None: every file checked by stat on each use
-    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()), outbound, push=push)
+    stores = TaskStores(TaskFileCodec(), notes)
+    service = A2AService(settings, pool, notifier, stores, outbound, push=push)
     directory: CallerDirectory = WorkspaceCallerDirectory(workspaces)
     if notes is not None:  # design README: an index kept by the kernel's notifications
         directory = index = CallerIndex(workspaces, notes)
-        _follow_changes(app, notes, index)
+        _follow_changes(app, notes, index, stores)
     # every A2A handler is wrapped in the key check where its route is registered
     guard = authenticated(directory, settings, prepare=_swept_on_first_use())
 
@@ -216,9 +217,9 @@ def _record_until_stop(app: Application, recorder: Recorder) -> None:
         await off_loop(recorder.close)
 
 
-def _follow_changes(app: Application, notes: Notifications, index: CallerIndex) -> None:
-    """The kernel's notifications are read as they come (so their queue does not fill up between two requests),
-    and the caller index is built before the first request (on a disk thread) and let go at the end."""
+def _follow_changes(app: Application, notes: Notifications, index: CallerIndex, stores: TaskStores) -> None:
+    """The kernel's notifications are read as they come (so their queue does not fill up between two requests);
+    the caller index is built before the first request (on a disk thread); at the end, what is followed is let go."""
 
     @app.lifespan
     async def follow():  # type: ignore[no-untyped-def]
@@ -228,6 +229,7 @@ def _follow_changes(app: Application, notes: Notifications, index: CallerIndex) 
         yield
         loop.remove_reader(notes.fileno())
         index.close()
+        stores.close()
 
 
 def _swept_on_first_use() -> Callable[[Caller], Awaitable[None]]:
