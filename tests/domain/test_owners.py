@@ -6,7 +6,6 @@ import asyncio
 import json
 import logging
 import os
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -58,29 +57,21 @@ def test_the_same_owners_give_the_very_same_list(tmp_path: Path) -> None:
 # --- the owners file, told by the kernel or checked by stat ---
 
 
-@pytest.fixture(params=["notify", "stat"])
-def notes(request: pytest.FixtureRequest) -> Iterator[Notifications | None]:
-    if request.param == "stat":
-        yield None
-        return
-    notifications = Notifications()
-    yield notifications
-    notifications.close()
 
 
-def test_the_owners_file_has_one_id_a_line(tmp_path: Path, notes: Notifications | None,
+def test_the_owners_file_has_one_id_a_line(tmp_path: Path, either_notes: Notifications | None,
                                            caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "owners.txt"
     path.write_text("# the owners of this host\nalice\n\n  bob  \nalice\n../etc\n-1001234567890\n")
-    assert OwnersFile(path, notes)() == ("alice", "bob", "-1001234567890")
+    assert OwnersFile(path, either_notes)() == ("alice", "bob", "-1001234567890")
     assert warnings(caplog) == [f"owners file {path}: line 6 is not an owner id (1 to 64 letters, digits, '_' or "
                                 "'-'); skipped"]
 
 
-def test_the_owners_file_is_read_again_when_it_changes(tmp_path: Path, notes: Notifications | None) -> None:
+def test_the_owners_file_is_read_again_when_it_changes(tmp_path: Path, either_notes: Notifications | None) -> None:
     path = tmp_path / "owners.txt"
     path.write_text("alice\n")
-    owners = OwnersFile(path, notes)
+    owners = OwnersFile(path, either_notes)
     first = owners()
     assert first == ("alice",) and owners() is first  # unchanged: the very same tuple
     for n in range(10):  # each edit applies to the next call, however soon
@@ -92,11 +83,11 @@ def test_the_owners_file_is_read_again_when_it_changes(tmp_path: Path, notes: No
     assert owners() == ("carol",)
 
 
-def test_a_missing_owners_file_serves_no_one_with_one_warning(tmp_path: Path, notes: Notifications | None,
+def test_a_missing_owners_file_serves_no_one_with_one_warning(tmp_path: Path, either_notes: Notifications | None,
                                                                caplog: pytest.LogCaptureFixture) -> None:
     path = tmp_path / "owners.txt"
     path.write_text("alice\n")
-    owners = OwnersFile(path, notes)
+    owners = OwnersFile(path, either_notes)
     path.unlink()
     assert owners() == () and owners() == ()
     assert len(warnings(caplog)) == 1 and str(path) in warnings(caplog)[0]
@@ -127,13 +118,13 @@ def test_an_owner_added_to_the_file_is_served_by_the_index_from_the_next_lookup(
         notes.close()
 
 
-def test_an_owners_file_that_is_a_link_is_checked_by_stat(tmp_path: Path, notes: Notifications | None) -> None:
+def test_an_owners_file_that_is_a_link_is_checked_by_stat(tmp_path: Path, either_notes: Notifications | None) -> None:
     target = tmp_path / "elsewhere" / "owners.txt"
     target.parent.mkdir()
     target.write_text("alice\n")
     path = tmp_path / "owners.txt"
     path.symlink_to(target)
-    owners = OwnersFile(path, notes)
+    owners = OwnersFile(path, either_notes)
     for n in range(5):  # the kernel tells of the link only; each edit of the target still applies
         target.write_text(f"owner-{n}\n")
         assert owners() == (f"owner-{n}",)

@@ -7,7 +7,7 @@ import json
 import os
 import threading
 import uuid
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -44,15 +44,6 @@ def store_of(workspace: Workspace, codec: TaskFileCodec | None = None, notes: No
     return TaskStore(workspace, codec or TaskFileCodec(), notes)
 
 
-@pytest.fixture(params=["stat", "notify"])
-def notes(request: pytest.FixtureRequest) -> Iterator[Notifications | None]:
-    """How a listing learns which files changed: a stat of each (A2A__FileChanges=stat), or the kernel."""
-    if request.param == "stat":
-        yield None
-        return
-    notifications = Notifications()
-    yield notifications
-    notifications.close()
 
 
 def listed(store: TaskStore, caller: Caller, query: ListTasksQuery | None = None) -> list[StoredTask]:
@@ -200,8 +191,8 @@ def test_a_task_with_a_non_uuid_id_cannot_be_saved(workspace: Workspace, caller:
 
 
 def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, caller: Caller,
-                                                      notes: Notifications | None) -> None:
-    store = store_of(workspace, None, notes)
+                                                      either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     mine = [stored_of(caller, TaskState.COMPLETED) for _ in range(3)]
     for stored in [*mine, stored_of(Caller("other-bot", "isolated", workspace))]:
         run(store.save(stored, durable=True))
@@ -212,8 +203,8 @@ def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, call
 
 
 def test_list_of_a_workspace_without_tasks_is_empty(workspace: Workspace, caller: Caller,
-                                                    notes: Notifications | None) -> None:
-    assert listed(store_of(workspace, None, notes), caller) == []
+                                                    either_notes: Notifications | None) -> None:
+    assert listed(store_of(workspace, None, either_notes), caller) == []
     assert not workspace.tasks_dir.exists()
 
 
@@ -288,10 +279,10 @@ class CountingCodec(TaskFileCodec):
 
 def test_a_listing_reads_only_the_files_that_changed(workspace: Workspace, caller: Caller,
                                                      monkeypatch: pytest.MonkeyPatch,
-                                                     notes: Notifications | None) -> None:
+                                                     either_notes: Notifications | None) -> None:
     monkeypatch.setattr(disk, "RACY_NS", 0)  # as if the files were written long before the listing
     codec = CountingCodec()
-    store = store_of(workspace, codec, notes)
+    store = store_of(workspace, codec, either_notes)
     tasks = [stored_of(caller, TaskState.COMPLETED) for _ in range(5)]
     for stored in tasks:
         run(store.save(stored, durable=False))
@@ -303,8 +294,8 @@ def test_a_listing_reads_only_the_files_that_changed(workspace: Workspace, calle
 
 
 def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, caller: Caller,
-                                                         notes: Notifications | None) -> None:
-    store = store_of(workspace, None, notes)
+                                                         either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     first, second = stored_of(caller, TaskState.COMPLETED), stored_of(caller, TaskState.COMPLETED)
     for stored in (first, second):
         run(store.save(stored, durable=False))
@@ -324,8 +315,8 @@ def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, c
 
 
 def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, caller: Caller,
-                                                         notes: Notifications | None) -> None:
-    store = store_of(workspace, None, notes)
+                                                         either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     working, done = stored_of(caller, TaskState.WORKING), stored_of(caller, TaskState.COMPLETED)
     for stored in (working, done):
         run(store.save(stored, durable=False))
@@ -338,8 +329,8 @@ def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, c
 
 
 def test_a_listing_shows_a_live_task_in_place_of_its_file(workspace: Workspace, caller: Caller,
-                                                          notes: Notifications | None) -> None:
-    store = store_of(workspace, None, notes)
+                                                          either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     stored = stored_of(caller, TaskState.WORKING)
     run(store.save(stored, durable=False))
     live = stored_of(caller, TaskState.WORKING).task
