@@ -129,10 +129,15 @@ class Notifications:
     def unfollow(self, who: Hashable, path: Path | str) -> None:
         name = _normal(path)
         with self._lock:
-            followed = self._by_who.get(who, {}).pop(name, None)
+            mine = self._by_who.get(who, {})
+            followed = mine.pop(name, None)
             if followed is None:
                 return
             self._blind.get(who, set()).discard(name)
+            if not mine:  # its last path: nothing of it is kept
+                del self._by_who[who]
+                self._pending.pop(who, None)
+                self._blind.pop(who, None)
             chain = followed.chain
             for n, folder_path in enumerate(chain):
                 entry = self._dirs[folder_path]

@@ -44,7 +44,8 @@ class _File:
 class _Work:
     """What a refresh does: compare the workspaces listed now with those followed, read files again."""
 
-    listed: tuple[Workspace, ...] | None = None  # the workspaces now, when they may have changed
+    source: object = None  # what workspaces() returned, when it may have changed
+    listed: tuple[Workspace, ...] | None = None  # the workspaces in it
     changed: set[str] = field(default_factory=set)
     everything: bool = False
 
@@ -59,14 +60,17 @@ class CallerIndex:
     files they name, so an edit that returned before the request applies to it (design README: reading files on
     every request). A file the kernel refused to watch is checked by stat on every lookup instead.
 
-    workspaces() is asked on every lookup too; the very same tuple as last time is known unchanged at once (the owner
-    host's list is one), any other sequence is compared with the last, so a host may change its list at any time.
+    workspaces() is asked on every lookup too, so a host may change its list at any time: the very same tuple as last
+    time is known unchanged at once (the owner host's list is one); another sequence is compared with the last,
+    element by element (by identity first), and what came or went is worked out on a disk thread when there are
+    many workspaces.
     """
 
     def __init__(self, workspaces: Callable[[], Iterable[Workspace]], notifications: Notifications) -> None:
         self._workspaces = workspaces
         self._notes = notifications
-        self._listed: object = None
+        self._listed: object = None  # what workspaces() returned last
+        self._last: tuple[Workspace, ...] = ()  # the workspaces in it
         self._served: dict[Workspace, str] = {}  # listed workspace -> its callers file's path
         self._files: dict[str, _File] = {}
         self._by_key: dict[bytes, tuple[tuple[str, Caller], ...]] = {}  # key digest -> (key, caller) of each
@@ -92,7 +96,7 @@ class CallerIndex:
         self._files.clear()
         self._served.clear()
         self._by_key.clear()
-        self._listed = None
+        self._listed, self._last = None, ()
 
     # --- keeping current ---
 
@@ -120,8 +124,12 @@ class CallerIndex:
         work = _Work()
         listed = self._workspaces()
         if listed is not self._listed or not isinstance(listed, tuple):  # a tuple cannot have changed since
-            self._listed = listed
-            work.listed = tuple(listed)  # compared with the last in _apply: a long list, on a disk thread
+            now = tuple(listed)
+            if now == self._last:  # the same workspaces (most likely the same objects: compared by identity)
+                self._listed = listed
+            else:
+                work.source, work.listed = listed, now  # which ones came or went: in _apply, on a disk thread
+                # when there are many
         changes = self._notes.changes(self)
         work.everything = changes.everything
         work.changed = changes.paths & self._files.keys()
@@ -162,6 +170,9 @@ class CallerIndex:
         for path in list(self._files) if work.everything else work.changed:
             if path in self._files:  # not one forgotten above
                 self._read(path, self._files[path])
+        if work.listed is not None:
+            # only now: a refresh that failed is compared again by the next
+            self._listed, self._last = work.source, work.listed
 
     def _read(self, path: str, known: _File) -> None:
         """Read the file again; index what it holds unless its bytes are the ones read last time."""
