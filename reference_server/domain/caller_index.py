@@ -35,7 +35,6 @@ class _File:
     """One callers.json and what the index holds of it (small: an owner host keeps one for each owner)."""
 
     workspaces: tuple[Workspace, ...]  # one; two listed workspaces on one folder share their file
-    followed: bool = False
     entries: Sequence[CallerEntry] = ()
     version: bytes = b""  # a digest of the bytes last read: one warning per version of a malformed file
 
@@ -163,7 +162,6 @@ class CallerIndex:
             known = self._files[path] = _File((workspace,))
             # follow first, read after: a change from now on is in the queue
             self._notes.follow(self, path, os.path.dirname(workspace.path))
-            known.followed = True
             self._read(path, known)
         if work.everything:
             self._notes.recheck(self)
