@@ -19,7 +19,7 @@ import errno
 import logging
 import os
 import threading
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -36,6 +36,7 @@ _ON_THE_WAY = (inotify.CREATE | inotify.DELETE | inotify.MOVED_FROM | inotify.MO
 _HOLDING = _ON_THE_WAY | inotify.MODIFY | inotify.CLOSE_WRITE | inotify.ATTRIB
 _GONE = inotify.DELETE_SELF | inotify.MOVE_SELF | inotify.IGNORED | inotify.UNMOUNT
 _MISSING = (errno.ENOENT, errno.ENOTDIR)  # the folder is not there (yet): the folder above it says when it is
+MOST_ENTRIES = 4096  # changed entries of followed folders kept for a follower; beyond, "read the folder whole"
 _RECHECK_BATCH = 256  # followed paths placed again per hold of the lock (a recheck never holds it long)
 
 
@@ -54,6 +55,7 @@ class _Followed:
     path: str
     folder: bool
     chain: tuple[str, ...]  # the folders from the anchor down to the one holding path (path itself, for a folder)
+    wanted: Callable[[str], bool] | None = None  # a followed folder's entries told, by name (None: every one)
 
 
 @dataclass(eq=False, slots=True)
@@ -100,17 +102,18 @@ class Notifications:
 
     # --- following ---
 
-    def follow(self, who: Hashable, path: Path | str, anchor: Path | str, *, folder: bool = False) -> None:
-        """Tell `who` of every change to the file at path (folder: of every entry of the folder at path), including
-        those of the folders from anchor (an ancestor of path) down to it. Afterwards, what is read of path is what
-        changes() speaks of: read it after this returns."""
+    def follow(self, who: Hashable, path: Path | str, anchor: Path | str, *, folder: bool = False,
+               wanted: Callable[[str], bool] | None = None) -> None:
+        """Tell `who` of every change to the file at path (folder: of every entry of the folder at path whose name
+        is wanted), including those of the folders from anchor (an ancestor of path) down to it. Afterwards, what is
+        read of path is what changes() speaks of: read it after this returns."""
         name, top = _normal(path), _normal(anchor)  # a path is told as it was given, normalized
         chain = _chain(top, name if folder else os.path.dirname(name))
         with self._lock:
             mine = self._by_who.setdefault(who, {})
             if name in mine:
                 return
-            followed = mine[name] = _Followed(who, name, folder, chain)
+            followed = mine[name] = _Followed(who, name, folder, chain, wanted)
             for n, folder_path in enumerate(chain):
                 entry = self._dirs.get(folder_path)
                 if entry is None:
@@ -210,7 +213,10 @@ class Notifications:
                     if followed.folder or entry.path != followed.chain[-1]:
                         replace[id(followed)] = followed  # a folder on its way changed: follow the names again
                 for followed in entry.holding or ():
-                    self._tell(followed, entry_path if event.name else followed.path)
+                    if not event.name:  # the folder itself (its attributes): read it whole
+                        self._tell(followed, followed.path)
+                    elif followed.wanted is None or followed.wanted(event.name):
+                        self._tell_entry(followed, entry_path)
         if gone:  # every path through a folder that moved or went, whole (rare: one pass for them all)
             for mine in self._by_who.values():
                 for followed in mine.values():
@@ -221,11 +227,23 @@ class Notifications:
             if self._by_who.get(followed.who, {}).get(followed.path) is followed:
                 self._place(followed, verify=True)
 
-    def _tell(self, followed: _Followed, path: str) -> None:
+    def _tell(self, followed: _Followed, path: str) -> Changes:
         changes = self._pending.get(followed.who)
         if changes is None:
             changes = self._pending[followed.who] = Changes()
         changes.paths.add(path)
+        return changes
+
+    def _tell_entry(self, followed: _Followed, path: str) -> None:
+        """An entry of a followed folder changed. Past MOST_ENTRIES entries untold, the folder itself is told instead
+        (to be read whole): what waits for a follower that does not ask stays bounded."""
+        changes = self._pending.get(followed.who)
+        if changes is not None and followed.path in changes.paths:
+            return  # the folder is to be read whole anyway
+        changes = self._tell(followed, path)
+        if len(changes.paths) > MOST_ENTRIES:
+            changes.paths = {p for p in changes.paths if os.path.dirname(p) != followed.path}
+            changes.paths.add(followed.path)
 
     def _overflowed(self) -> None:
         log.warning("the kernel's queue of file notifications overflowed (fs.inotify.max_queued_events = %s): "

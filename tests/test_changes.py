@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from support.kernel import Refusing, queue_limit
 
+from reference_server import changes
 from reference_server.changes import Notifications
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -121,6 +122,22 @@ def test_a_followed_folder_tells_each_entry_and_its_own_replacement(tmp_path: Pa
     assert str(tasks) in told(notes, "store")  # read the folder whole
     write(tasks / "c.json", "{}")
     assert told(notes, "store") == {str(tasks / "c.json")}
+
+
+def test_a_followed_folder_tells_only_the_entries_wanted_and_at_most_so_many(
+        tmp_path: Path, notes: Notifications, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(changes, "MOST_ENTRIES", 5)
+    tasks = tmp_path / "tasks"
+    tasks.mkdir()
+    notes.follow("store", tasks, tmp_path, folder=True, wanted=lambda name: name.endswith(".json"))
+    for n in range(3):
+        (tasks / f".{n}.tmp").write_text("{}")  # a writer's temp file: never told
+        os.replace(tasks / f".{n}.tmp", tasks / f"{n}.json")
+    assert told(notes, "store") == {str(tasks / f"{n}.json") for n in range(3)}
+    for n in range(10):  # a follower that does not ask: what waits for it stays bounded
+        (tasks / f"{n}.json").write_text("[]")
+    notes.drain()
+    assert told(notes, "store") == {str(tasks)}  # read the folder whole, instead of ten names
 
 
 def test_each_follower_gets_its_own_changes(tmp_path: Path, notes: Notifications) -> None:

@@ -35,6 +35,11 @@ def is_task_id(text: str) -> bool:
     return bool(_UUID.fullmatch(text))  # fullmatch: `$` would also accept a trailing newline
 
 
+def _is_task_file(name: str) -> bool:
+    """<taskId>.json: what a listing reads (the writer's temp files and anything else are never told)."""
+    return name.endswith(".json") and is_task_id(name[:-5])
+
+
 @dataclass
 class StoredTask:
     """A task file: the A2A task plus the envelope fields caller and pushConfigs."""
@@ -200,7 +205,7 @@ class TaskStore:
         if not self._followed:
             # follow first, scan after: a change from now on is in the queue (the folder's own folders are
             # already watched for the caller index: one more watch, for tasks/)
-            notes.follow(self, self.directory, self.workspace.path, folder=True)
+            notes.follow(self, self.directory, self.workspace.path, folder=True, wanted=_is_task_file)
             self._followed = True
             notes.changes(self)
             self._scan()
@@ -213,7 +218,7 @@ class TaskStore:
             return
         for path in changes.paths:
             name = os.path.basename(path)
-            if name.endswith(".json") and is_task_id(name[:-5]):
+            if _is_task_file(name):
                 self._look(name[:-5], os.path.join(self.directory, name))
 
     def _scan(self) -> None:
@@ -230,9 +235,9 @@ class TaskStore:
             for n, entry in enumerate(entries):
                 if n % _YIELD_EVERY == 0:
                     time.sleep(0)  # let the event loop's thread take the GIL: a long scan never starves it
-                task_id = entry.name[:-5]
-                if not entry.name.endswith(".json") or not is_task_id(task_id):
+                if not _is_task_file(entry.name):
                     continue
+                task_id = entry.name[:-5]
                 present.add(task_id)
                 if (read := self._read_if_changed(task_id, entry.path)) is not None:
                     changed.append(read)
