@@ -136,6 +136,7 @@ Workspaces = Callable[[], Sequence[Workspace]]
 def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
     """The folder served, the function listing its workspaces, and the demo key (demo workspace only); SettingsError
     when a folder or the owners file is not there."""
+    notes = notifications_for(settings.file_changes)  # here: notify where the kernel has none stops start-up
     if settings.workspace_root is not None:
         root = settings.workspace_root.resolve()
         if not root.is_dir():
@@ -146,7 +147,7 @@ def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
         if not owners_file.is_file():
             raise SettingsError(f"--owners-file {owners_file} is not a file")
         # read again when it changes, by the means A2A__FileChanges names
-        owners = OwnersFile(owners_file, notifications_for(settings.file_changes))
+        owners = OwnersFile(owners_file, notes)
         return root, owner_workspaces(root, owners), None
     key = None
     if settings.workspace is None:

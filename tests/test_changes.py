@@ -3,6 +3,7 @@ kernel refuses, or a queue overflow, is never silent."""
 
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import shutil
@@ -17,6 +18,7 @@ from support.kernel import Refusing, queue_limit
 
 from reference_server import changes
 from reference_server.changes import Notifications
+from reference_server.settings import SettingsError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
 
@@ -265,3 +267,17 @@ def test_an_overflow_tells_everything_and_a_recheck_follows_the_names_again(
     notes.recheck("index")
     write(path, "[9]")
     assert told(notes, "index") == {str(path)}
+
+
+def test_notify_where_the_kernel_has_none_stops_start_up_and_auto_falls_back_to_stat(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    def no_inotify() -> Notifications:
+        raise OSError(errno.ENOSYS, "Function not implemented")
+
+    monkeypatch.setattr(changes, "shared", no_inotify)  # as on macOS, or with no inotify instance left
+    with pytest.raises(SettingsError, match=r"A2A__FileChanges \(--file-changes\) is notify, but the kernel gives no"):
+        changes.notifications_for("notify")
+    caplog.set_level(logging.INFO)
+    assert changes.notifications_for("auto") is None
+    assert any("checked by stat" in r.getMessage() for r in caplog.records)
+    assert changes.notifications_for("stat") is None

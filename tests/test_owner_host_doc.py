@@ -120,6 +120,8 @@ def test_the_walkthrough_runs_as_written(walk: Walk) -> None:
 def test_every_notifier_and_new_setting_is_in_the_doc() -> None:
     for words in ("`log` (default)", "`webhook`", "`telegram`", "`none`", "A2A__Webhook__Url",
                   "A2A__Webhook__Token", "A2A__Telegram__BotToken", "A2A__Telegram__ApiUrl", "A2A__Owners",
+                  "A2A__OwnersFile", "--owners-file", "A2A__FileChanges=stat", "max_user_watches",
+                  "max_queued_events",
                   "A2A__Enabled=false", "--json"):
         assert words in DOC, words
 
