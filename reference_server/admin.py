@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from reference_server.domain.callers import Workspace, check_callers, masked_key, owner_workspace
+from reference_server.domain.callers import Workspace, check_callers, masked_key
+from reference_server.domain.owners import OwnersFile, owner_workspace
 from reference_server.domain.task_store import StoredTask, is_task_id
 from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
 from reference_server.wire.task_file import TaskFileCodec
@@ -190,6 +191,14 @@ def chosen_workspace(args: argparse.Namespace, host: Settings, default: Callable
     return Workspace(path.resolve(), owner_id=owner)
 
 
+def listed_owners(host: Settings) -> tuple[str, tuple[str, ...]] | None:
+    """Where the host's owners are listed, and who they are now (None: the owners file cannot be read)."""
+    if host.owners_file is None:
+        return "A2A__Owners", host.owners
+    path = host.owners_file.expanduser().resolve()
+    return (f"the owners file {path}", OwnersFile(path, None)()) if path.is_file() else None
+
+
 def main(argv: Sequence[str], *, default_workspace: Callable[[], Path], env: Mapping[str, str] | None = None,
          out: TextIO | None = None) -> int:
     args = build_parser().parse_args(list(argv))
@@ -205,8 +214,9 @@ def main(argv: Sequence[str], *, default_workspace: Callable[[], Path], env: Map
         return 2
     report = report_of(workspace)
     served_root = host.workspace_root.expanduser().resolve() if host.workspace_root is not None else None
-    if served_root == workspace.path.parent and workspace.owner_id not in host.owners:
-        report.problems.append(f"owner {workspace.owner_id} is not in A2A__Owners: the server does not serve "
+    if served_root == workspace.path.parent and (listed := listed_owners(host)) is not None \
+            and workspace.owner_id not in listed[1]:
+        report.problems.append(f"owner {workspace.owner_id} is not in {listed[0]}: the server does not serve "
                                "this workspace")
     now = datetime.now(UTC)
     if args.json:

@@ -7,7 +7,7 @@ import contextlib
 import functools
 import hashlib
 import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
@@ -26,9 +26,11 @@ from reference_server.bindings.http import dumps, end_when_client_gone
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
+from reference_server.changes import Notifications, notifications_for
 from reference_server.discovery.card import build_card, public_details
 from reference_server.disk import off_loop
-from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
+from reference_server.domain.caller_index import CallerIndex
+from reference_server.domain.callers import Caller, CallerDirectory, Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.inbox import inbox_of, remove_stray_downloads
 from reference_server.domain.service import A2AService
@@ -114,9 +116,15 @@ def create_app(
                        max_bytes=settings.max_session_bytes)
     outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
     push = HttpPushSender(outbound, sleep=push_sleep)
-    service = A2AService(settings, pool, notifier, TaskStores(TaskFileCodec()), outbound, push=push)
+    notes = notifications_for(settings.file_changes)  # None: every file checked by stat on each use
+    stores = TaskStores(TaskFileCodec(), notes)
+    service = A2AService(settings, pool, notifier, stores, outbound, push=push)
+    directory: CallerDirectory = WorkspaceCallerDirectory(workspaces)
+    if notes is not None:  # design README: an index kept by the kernel's notifications
+        directory = index = CallerIndex(workspaces, notes)
+        _follow_changes(app, notes, index, stores)
     # every A2A handler is wrapped in the key check where its route is registered
-    guard = authenticated(WorkspaceCallerDirectory(workspaces), settings)
+    guard = authenticated(directory, settings, prepare=_swept_on_first_use())
 
     faults = Faults(fault_lookup(provider_for))
 
@@ -135,7 +143,6 @@ def create_app(
     app.router.add_head("/.well-known/agent-card.json", card)
     app.router.fallback = not_found
     _schedule_eviction(app, pool)
-    _sweep_on_start(app, workspaces)
     _close_on_stop(app, push)
     if recorder is not None:
         _record_until_stop(app, recorder)
@@ -232,20 +239,43 @@ def _record_until_stop(app: Application, recorder: Recorder) -> None:
         await off_loop(recorder.close)
 
 
-def _sweep_on_start(app: Application, workspaces: Callable[[], Iterable[Workspace]]) -> None:
-    """Remove the temp files that interrupted writes left in every workspace's tasks/, and the unfinished downloads
-    in its inbox/ (on a disk thread)."""
+def _follow_changes(app: Application, notes: Notifications, index: CallerIndex, stores: TaskStores) -> None:
+    """The kernel's notifications are read as they come (so their queue does not fill up between two requests);
+    the caller index is built before the first request (on a disk thread); at the end, what is followed is let go."""
 
     @app.lifespan
-    async def sweep():  # type: ignore[no-untyped-def]
-        def sweep_all() -> None:
-            for workspace in workspaces():
-                if removed := remove_stray_temp_files(workspace):
-                    log.info("removed %d temp files that interrupted writes left in %s", removed,
-                             workspace.tasks_dir)
-                if removed := remove_stray_downloads(workspace):
-                    log.info("removed %d downloads a stopped server left unfinished in %s", removed,
-                             inbox_of(workspace))
-
-        await off_loop(sweep_all)
+    async def follow():  # type: ignore[no-untyped-def]
+        loop = asyncio.get_running_loop()
+        loop.add_reader(notes.fileno(), notes.drain)
+        await index.start()
         yield
+        loop.remove_reader(notes.fileno())
+        index.close()
+        stores.close()
+
+
+def _swept_on_first_use() -> Callable[[Caller], Awaitable[None]]:
+    """Before a workspace's first request, the temp files that interrupted writes left in its tasks/ and the
+    unfinished downloads in its inbox/ are removed (on a disk thread): only then, so that a host of many owners reads
+    nothing of an owner at start, and before this process writes anything there."""
+    swept: dict[Path, asyncio.Future[None] | None] = {}  # None: done
+
+    def sweep(workspace: Workspace) -> None:
+        try:
+            if removed := remove_stray_temp_files(workspace):
+                log.info("removed %d temp files that interrupted writes left in %s", removed, workspace.tasks_dir)
+            if removed := remove_stray_downloads(workspace):
+                log.info("removed %d downloads a stopped server left unfinished in %s", removed, inbox_of(workspace))
+        except OSError as error:  # the folder is the owner's: what cannot be removed stays, the request goes on
+            log.warning("the leftovers of interrupted writes in %s could not be removed: %s", workspace.path, error)
+
+    async def prepare(caller: Caller) -> None:
+        path = caller.workspace.path
+        if path not in swept:
+            started = swept[path] = asyncio.ensure_future(off_loop(sweep, caller.workspace))
+            started.add_done_callback(lambda _: swept.update({path: None}))
+        job = swept[path]
+        if job is not None:
+            await asyncio.shield(job)  # a request that goes away does not stop the sweep
+
+    return prepare

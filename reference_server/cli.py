@@ -14,7 +14,7 @@ import os
 import secrets
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from importlib import resources
 from pathlib import Path
 
@@ -25,8 +25,10 @@ from reference_server import admin
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
 from reference_server.bindings import requestlog
+from reference_server.changes import notifications_for
 from reference_server.collector import THRESHOLDS, Collector
-from reference_server.domain.callers import Workspace, owner_workspaces, read_callers
+from reference_server.domain.callers import Workspace, read_callers
+from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
@@ -59,12 +61,18 @@ def prepare_demo_workspace(target: Path) -> str:
     return key
 
 
+def owners_of(settings: Settings) -> str:
+    if settings.owners_file is not None:
+        return f"those listed in {settings.owners_file.resolve()}, read again when it changes"
+    return ", ".join(settings.owners)
+
+
 def banner(settings: Settings, workspace: Path, key: str | None) -> str:
     url = settings.public_url or f"http://{settings.host}:{settings.port}"
     lines = [
         f"A2A reference server on {url}",
-        f"  owners: {', '.join(settings.owners)} (each served from {workspace}/<owner>)" if settings.workspace_root
-        else f"  workspace: {workspace}",
+        (f"  owners: {owners_of(settings)} (each served from {workspace}/<owner>)" if settings.workspace_root
+         else f"  workspace: {workspace}"),
         f"  owner notifier: {settings.notifier}",
         f"  public card: {url}/.well-known/agent-card.json",
     ]
@@ -125,6 +133,38 @@ def _return_large_blocks() -> None:
         ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)  # the process's own libc
 
 
+Workspaces = Callable[[], Sequence[Workspace]]
+
+
+def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
+    """The folder served, the function listing its workspaces, and the demo key (demo workspace only); SettingsError
+    when a folder or the owners file is not there."""
+    notes = notifications_for(settings.file_changes)  # here: notify where the kernel has none stops start-up
+    if settings.workspace_root is not None:
+        root = settings.workspace_root.resolve()
+        if not root.is_dir():
+            raise SettingsError(f"--workspace-root {root} is not a folder")
+        if settings.owners_file is None:
+            return root, owner_workspaces(root, lambda: settings.owners), None
+        owners_file = settings.owners_file.resolve()
+        if not owners_file.is_file():
+            raise SettingsError(f"--owners-file {owners_file} is not a file")
+        # read again when it changes, by the means A2A__FileChanges names
+        owners = OwnersFile(owners_file, notes)
+        return root, owner_workspaces(root, owners), None
+    key = None
+    if settings.workspace is None:
+        path = demo_workspace_path()
+        key = prepare_demo_workspace(path)
+    else:
+        path = settings.workspace.resolve()
+        if not path.is_dir():
+            raise SettingsError(f"--workspace {path} is not a folder")
+    owner = settings.owners[0] if settings.owners else "owner"
+    single = (Workspace(path, owner_id=owner, scope_prefix=settings.scope_prefix),)
+    return path, lambda: single, key  # the same tuple on every call: the caller index sees it unchanged
+
+
 def report_main(argv: Sequence[str]) -> int:
     parser = argparse.ArgumentParser(
         prog="reference-server report",
@@ -157,25 +197,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
     configure_logging(settings.request_log)
-    key = None
-    if settings.workspace_root is not None:
-        path = settings.workspace_root.resolve()
-        if not path.is_dir():
-            print(f"reference-server: --workspace-root {path} is not a folder", file=sys.stderr)
-            return 2
-        workspaces = owner_workspaces(path, lambda: settings.owners)
-    else:
-        if settings.workspace is None:
-            path = demo_workspace_path()
-            key = prepare_demo_workspace(path)
-        else:
-            path = settings.workspace.resolve()
-            if not path.is_dir():
-                print(f"reference-server: --workspace {path} is not a folder", file=sys.stderr)
-                return 2
-        owner = settings.owners[0] if settings.owners else "owner"
-        single = Workspace(path, owner_id=owner, scope_prefix=settings.scope_prefix)
-        workspaces = lambda: [single]  # noqa: E731
+    try:
+        path, workspaces, key = served(settings)
+    except SettingsError as error:
+        print(f"reference-server: {error}", file=sys.stderr)
+        return 2
     outbound = Outbound(allow_private=settings.allow_private_push_urls)  # push, file URLs and the notifier
     try:
         notifier = owner_notifier(settings, outbound)

@@ -45,6 +45,8 @@ class Settings:
     workspace: Path | None = None
     workspace_root: Path | None = None
     owners: tuple[str, ...] = ()
+    owners_file: Path | None = None
+    file_changes: str = "auto"
     notifier: str = "log"
     webhook_url: str | None = None
     webhook_token: str | None = None
@@ -114,6 +116,7 @@ def _parse_text(text: str) -> str:
 OWNER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NOTIFIERS = ("log", "webhook", "telegram", "none")
 REQUEST_LOGS = ("text", "json", "off")
+FILE_CHANGES = ("auto", "notify", "stat")
 
 
 def _parse_owners(text: str) -> tuple[str, ...]:
@@ -134,6 +137,13 @@ def _parse_notifier(text: str) -> str:
 def _parse_request_log(text: str) -> str:
     value = text.strip().lower()
     if value not in REQUEST_LOGS:
+        raise ValueError
+    return value
+
+
+def _parse_file_changes(text: str) -> str:
+    value = text.strip().lower()
+    if value not in FILE_CHANGES:
         raise ValueError
     return value
 
@@ -216,6 +226,11 @@ KEYS: tuple[_Key, ...] = (
     _Key("owners", "Owners", "--owner", _parse_owners,
          "owner ids of letters, digits, '_' and '-' (up to 64), comma-separated; --owner repeats",
          "the owners an owner host serves; without a root, the one owner of the workspace", repeated=True),
+    _Key("owners_file", "OwnersFile", "--owners-file", lambda t: Path(_parse_text(t)).expanduser(), "a file path",
+         "the owners an owner host serves, one id a line, read again when the file changes (instead of Owners)"),
+    _Key("file_changes", "FileChanges", "--file-changes", _parse_file_changes, "auto, notify or stat",
+         "how edits of callers.json, task files and the owners file are seen: kernel notifications or a stat "
+         "per file per request (auto: notifications where the kernel has them)"),
     _Key("notifier", "Notifier", "--notifier", _parse_notifier, "log, webhook, telegram or none",
          "how notify_owner reaches the owner (none: no notify_owner tool)"),
     _Key("webhook_url", "Webhook__Url", "--webhook-url", _parse_url, "an http(s) URL",
@@ -270,10 +285,16 @@ def _check_together(settings: Settings) -> None:
     if settings.workspace is not None and settings.workspace_root is not None:
         raise SettingsError("A2A__Workspace (--workspace) and A2A__WorkspaceRoot (--workspace-root) are both set; "
                             "expected one of them: a single workspace, or a folder of owners' workspaces")
-    if settings.workspace_root is not None and not settings.owners:
+    if settings.workspace_root is not None and not settings.owners and settings.owners_file is None:
         raise SettingsError("A2A__WorkspaceRoot (--workspace-root) is set but no owner is listed; expected "
-                            "A2A__Owners (--owner ID, repeated): a folder under the root that is not listed is "
-                            "never served")
+                            "A2A__Owners (--owner ID, repeated) or A2A__OwnersFile (--owners-file): a folder under "
+                            "the root that is not listed is never served")
+    if settings.owners_file is not None and settings.owners:
+        raise SettingsError("A2A__OwnersFile (--owners-file) and A2A__Owners (--owner) are both set; expected one "
+                            "of them: the owners listed in the file, or on the command line")
+    if settings.owners_file is not None and settings.workspace_root is None:
+        raise SettingsError("A2A__OwnersFile (--owners-file) is set without A2A__WorkspaceRoot (--workspace-root); "
+                            "expected the root whose folders the file's owners are")
     if settings.workspace_root is None and len(settings.owners) > 1:
         raise SettingsError("A2A__Owners (--owner) lists several owners without A2A__WorkspaceRoot "
                             "(--workspace-root); expected one owner, the single workspace's")
@@ -288,7 +309,7 @@ def _check_together(settings: Settings) -> None:
     if settings.notifier == "telegram" and not settings.telegram_bot_token:
         raise SettingsError("A2A__Telegram__BotToken (--telegram-bot-token) is missing; expected the bot's token "
                             "when A2A__Notifier is telegram")
-    if settings.notifier == "telegram" and not settings.owners:
+    if settings.notifier == "telegram" and not settings.owners and settings.owners_file is None:
         raise SettingsError("A2A__Notifier is telegram but no owner is listed; expected A2A__Owners (--owner) "
                             "to give each owner's Telegram chat id")
 

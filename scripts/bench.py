@@ -15,7 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
-from bench_kit import load, servers
+from bench_kit import load, owners, servers
 
 REPORT = servers.ROOT / "reports" / "bench.json"
 LIST_PATH = "/a2a/v1/tasks?pageSize=50"
@@ -253,6 +253,16 @@ ROWS = [  # label, result key, unit
     ("RSS growth per finished task", "rss_kb_per_task", "KB"),
     ("first SSE event, 1,000 streams at once, p99", "fanout_first_p99", "ms"),
     ("card GET p99 while they are open", "fanout_card_p99", "ms"),
+    ("authenticated GET, 1 owner, p50", "owners_1_p50", "ms"), ("the same, p99", "owners_1_p99", "ms"),
+    ("authenticated GET, 1,000 owners, p50", "owners_1000_p50", "ms"), ("the same, p99", "owners_1000_p99", "ms"),
+    ("authenticated GET, 10,000 owners, p50", "owners_10000_p50", "ms"), ("the same, p99", "owners_10000_p99", "ms"),
+    ("start-up to a first answer, 10,000 owners", "owners_10000_start_ms", "ms"),
+    ("RSS after it, 10,000 owners", "owners_10000_rss_kb", "KB"),
+    ("RSS per owner", "owners_rss_bytes_per_owner", "bytes"),
+    ("ListTasks (50 of 10,000 files) p50, own run", "list_10000_p50", "ms"),
+    ("ListTasks (50 of 100,000 files) p50", "list_100000_p50", "ms"),
+    ("ListTasks over 100,000 files, first call", "list_100000_first_ms", "ms"),
+    ("RSS per task summary", "list_100000_bytes_per_summary", "bytes"),
 ]
 
 
@@ -284,6 +294,11 @@ def targets(results: dict[str, Results]) -> list[dict[str, Any]]:
         ("RSS growth <= 1 KB per finished task", ours.get("rss_kb_per_task"), lambda v: v <= 1, " KB"),
         ("1,000 streams at once: first event p99 <= 250 ms", ours.get("fanout_first_p99"), lambda v: v <= 250, " ms"),
         ("1,000 streams at once: card p99 <= 50 ms", ours.get("fanout_card_p99"), lambda v: v <= 50, " ms"),
+        ("10,000 owners: authenticated p50 <= 1.2x of 1 owner's",
+         ratio(ours.get("owners_10000_p50"), ours.get("owners_1_p50")), lambda v: v <= 1.2, "x"),
+        ("ListTasks, 50 of 100,000 files, p50 <= 20 ms", ours.get("list_100000_p50"), lambda v: v <= 20, " ms"),
+        ("ListTasks p50, 100,000 files <= 2x of 10,000",
+         ratio(ours.get("list_100000_p50"), ours.get("list_10000_p50")), lambda v: v <= 2, "x"),
     ]
     return [{"target": name, "value": value, "unit": unit.strip(),
              "status": "n/a" if value is None else "MET" if ok(value) else "MISSED"}
@@ -368,6 +383,9 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
     parser.add_argument("--only", action="append", choices=["ours", "a2a-sdk", "js"], help="run only this server")
+    parser.add_argument("--phase", choices=["all", "owners"], default="all",
+                        help="owners: only the owner-host phase (ours: 1 to 10,000 owners, ListTasks over 100,000 "
+                        "files); all: every phase (default)")
     parser.add_argument("--duration", type=float, help="seconds per wrk run (default 5, quick 2)")
     parser.add_argument("--connections", type=int, default=8, help="connections / streams in flight (default 8)")
     parser.add_argument("--lone-streams", type=int, help="sequential streams (default 200, quick 50)")
@@ -400,9 +418,10 @@ def pinning(args: argparse.Namespace) -> int | None:
 
 async def main() -> int:
     args = parse_args()
-    names = args.only or ["ours", "a2a-sdk", "js"]
+    names = [] if args.phase == "owners" else args.only or ["ours", "a2a-sdk", "js"]
     cpu = pinning(args)
-    print(f"bench: {', '.join(names)}; load by " + (f"wrk ({load.WRK}), 1 thread" if load.WRK else
+    shown = ", ".join(names) or "ours, the owner-host phase only"
+    print(f"bench: {shown}; load by " + (f"wrk ({load.WRK}), 1 thread" if load.WRK else
           "the bounded Python load loop, because wrk is not installed (apt-get install wrk for comparable numbers)")
           + f", {args.connections} connections, {args.duration:g} s per run; "
           + (f"servers pinned to CPU {cpu}" if cpu is not None else "no CPU pinning"))
@@ -414,6 +433,11 @@ async def main() -> int:
             results[name], detail, server_notes = await bench_one(name, Path(tmp), args, cpu)
             lag_detail |= detail
             notes += [f"{name}: {note}" for note in server_notes]
+        if "ours" in names or args.phase == "owners":
+            print("\n== ours, owner host (issue 19): owners, start-up, RSS, ListTasks at scale", flush=True)
+            folder = Path(tmp) / "owner-host"
+            folder.mkdir()
+            results["ours"] = results.get("ours", {}) | await owners.run(folder, args, cpu, show)
     met = targets(results)
     print_table(results, met)
     args.report.parent.mkdir(parents=True, exist_ok=True)

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 
 from reference_server.admin import as_text, main, report_of
-from reference_server.domain.callers import Workspace, owner_workspace
+from reference_server.domain.callers import Workspace
 from reference_server.domain.model import Message, Part, Role, Task, TaskState, TaskStatus
+from reference_server.domain.owners import owner_workspace
 from reference_server.domain.task_store import StoredTask
 from reference_server.wire.task_file import TaskFileCodec
 

@@ -1,4 +1,4 @@
-"""The composition root: the provider the settings ask for, the start-up sweep, the push receiver's on_push."""
+"""The composition root: the provider the settings ask for, the first-request sweep, the push receiver's on_push."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ from reference_server.agent.openai_compat import OpenAICompatibleProvider
 from reference_server.agent.scripted import ScriptedProvider
 from reference_server.app import default_provider_for
 from reference_server.domain.callers import Workspace
+from reference_server.domain.inbox import DOWNLOAD_PREFIX, DOWNLOAD_SUFFIX, inbox_of
 from reference_server.settings import Settings
 
 
@@ -30,19 +31,31 @@ def test_a_provider_base_url_selects_the_openai_compatible_provider(tmp_path: Pa
     assert "sk-secret" not in repr(provider) and "sk-secret" not in repr(settings)
 
 
-def test_a_start_removes_the_temp_files_of_interrupted_writes(tmp_path: Path) -> None:
+def test_a_workspaces_first_request_removes_the_leftovers_of_interrupted_writes(tmp_path: Path) -> None:
+    """Nothing of a workspace is read at start (a host of many owners starts at once); its first request removes
+    the temp files a kill -9 left between write and rename, and the unfinished downloads, before it is served."""
     workspace = Workspace(tmp_path / "ws")
     tasks = workspace.tasks_dir
     tasks.mkdir(parents=True)
     task_id = "3f1c9a52-8d7e-4b6a-9c0d-1e2f3a4b5c6d"
     (tasks / f"{task_id}.json").write_text("{}")
-    (tasks / f".{task_id}.abc123.tmp").write_text('{"half": ')  # a kill -9 between write and rename
+    (tasks / f".{task_id}.abc123.tmp").write_text('{"half": ')
     (tasks / "notes.tmp").write_text("not ours")
+    inbox = inbox_of(workspace)
+    inbox.mkdir()
+    (inbox / f"{DOWNLOAD_PREFIX}0a1b{DOWNLOAD_SUFFIX}").write_bytes(b"half a file")
+    workspace.callers_file.write_text(json.dumps([{"name": "travel-bot", "key": "k_travel-bot-key"}]))
+    leftovers = sorted(p.name for p in [*tasks.iterdir(), *inbox.iterdir()])
     server = LiveServer(settings_for())
     server.workspaces.add(workspace)
     server.start()
     try:
-        assert sorted(p.name for p in tasks.iterdir()) == sorted(["notes.tmp", f"{task_id}.json"])
+        with httpx.Client(base_url=server.url, timeout=10) as client:
+            assert sorted(p.name for p in [*tasks.iterdir(), *inbox.iterdir()]) == leftovers  # nothing read yet
+            answer = client.get("/a2a/v1/extendedAgentCard",
+                                headers={"X-API-Key": "k_travel-bot-key", "A2A-Version": "1.0"})
+            assert answer.status_code == 200
+        assert sorted(p.name for p in [*tasks.iterdir(), *inbox.iterdir()]) == sorted(["notes.tmp", f"{task_id}.json"])
     finally:
         server.stop()
 

@@ -180,6 +180,34 @@ def test_a_workspace_root_needs_its_owners(tmp_path: Path) -> None:
     assert "A2A__WorkspaceRoot (--workspace-root) is set but no owner is listed" in result.stderr
 
 
+@pytest.mark.parametrize("means", ["auto", "stat"])
+def test_an_owners_file_lists_the_owners_and_is_read_again_when_it_changes(tmp_path: Path, means: str) -> None:
+    root = tmp_path / "owners"
+    _owner(root, "alice", "k_alice", "Alice's assistant")
+    _owner(root, "bob", "k_bob", "Bob's assistant")
+    owners = tmp_path / "owners.txt"
+    owners.write_text("# served by this host\nalice\n")
+    served = serve(tmp_path, "--workspace-root", str(root), "--owners-file", str(owners), "--file-changes", means)
+    try:
+        url = f"http://127.0.0.1:{served.port}/a2a/v1/extendedAgentCard"
+        with httpx.Client(headers={"A2A-Version": "1.0"}) as client:
+            assert client.get(url, headers={"X-API-Key": "k_alice"}).status_code == 200
+            assert client.get(url, headers={"X-API-Key": "k_bob"}).status_code == 401
+            owners.write_text("bob\n")  # no restart: the next request
+            assert client.get(url, headers={"X-API-Key": "k_bob"}).json()["name"] == "Bob's assistant"
+            assert client.get(url, headers={"X-API-Key": "k_alice"}).status_code == 401
+    finally:
+        served.stop()
+    assert f"owners: those listed in {owners}, read again when it changes" in served.banner
+
+
+def test_an_owners_file_must_be_there_at_start(tmp_path: Path) -> None:
+    result = subprocess.run([sys.executable, "-m", "reference_server", "--workspace-root", ".", "--owners-file",
+                             "missing.txt"], capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert f"reference-server: --owners-file {tmp_path.resolve() / 'missing.txt'} is not a file" in result.stderr
+
+
 def test_with_a2a_switched_off_nothing_is_served_and_the_log_says_so_once(tmp_path: Path) -> None:
     served = serve(tmp_path, "--enabled", "false")
     try:

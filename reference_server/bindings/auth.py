@@ -68,22 +68,26 @@ def caller_of(request: Request) -> Caller:
     return cast(dict[str, Any], request.scope)[CALLER_KEY]  # type: ignore[no-any-return]
 
 
-def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[Handler, str], Handler]:
+def authenticated(directory: CallerDirectory, settings: Settings,
+                  prepare: Callable[[Caller], Awaitable[None]] | None = None) -> Callable[[Handler, str], Handler]:
     """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
     It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
     case), a handler of an A2A route never runs without a caller; callers.json is checked on every request.
+    prepare(caller), when given, is awaited before the handler (the app readies the caller's workspace).
     """
 
     def guard(handler: Handler, binding: str) -> Handler:
         async def guarded(request: Request) -> Response:
             requestlog.note_binding(binding)
-            found = _caller_of(request, directory)
+            found = await _caller_of(request, directory)
             if isinstance(found, Refusal):
                 requestlog.note_refusal(found.reason)
                 return await _refuse(request, binding, found.message, settings)
             requestlog.note_caller(found.owner_id, found.name)
             cast(dict[str, Any], request.scope)[CALLER_KEY] = found
+            if prepare is not None:
+                await prepare(found)
             return await handler(request)
 
         return guarded
@@ -91,7 +95,7 @@ def authenticated(directory: CallerDirectory, settings: Settings) -> Callable[[H
     return guard
 
 
-def _caller_of(request: Request, directory: CallerDirectory) -> Caller | Refusal:
+async def _caller_of(request: Request, directory: CallerDirectory) -> Caller | Refusal:
     """The request's caller, or why there is none (callers.json is read as it is now)."""
     try:
         key = presented_key(request)
@@ -99,7 +103,7 @@ def _caller_of(request: Request, directory: CallerDirectory) -> Caller | Refusal
         return Refusal(str(problem), requestlog.CONFLICTING_CREDENTIALS)
     if key is None:
         return Refusal("No API key: send X-API-Key: <key> or Authorization: Bearer <key>", requestlog.NO_KEY_GIVEN)
-    callers = directory.find(key)
+    callers = await directory.find(key)
     if not callers:
         return Refusal("Unknown API key", requestlog.UNKNOWN_KEY)
     if len(callers) > 1:

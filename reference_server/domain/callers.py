@@ -1,10 +1,11 @@
-"""Callers: <workspace>/.volcanic/a2a/callers.json, checked on every request, and the directory over workspaces."""
+"""Callers: <workspace>/.volcanic/a2a/callers.json, and the directory over workspaces that checks each by stat."""
 
 from __future__ import annotations
 
 import hmac
 import json
 import logging
+import os
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -13,12 +14,13 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from reference_server.disk import StatCache
-from reference_server.settings import OWNER_ID
 
 log = logging.getLogger("reference_server.callers")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]{1,40}$")
 KNOWN_MODES = ("isolated",)
+A2A_DIR = os.path.join(".volcanic", "a2a")  # design: all under <workspace>/.volcanic/a2a/
+CALLERS_NAME = "callers.json"
 
 
 @dataclass(frozen=True)
@@ -31,11 +33,15 @@ class Workspace:
 
     @cached_property
     def a2a_dir(self) -> Path:
-        return self.path / ".volcanic" / "a2a"
+        return self.path / A2A_DIR
 
     @cached_property
     def callers_file(self) -> Path:
-        return self.a2a_dir / "callers.json"
+        return self.a2a_dir / CALLERS_NAME
+
+    def callers_path(self) -> str:
+        """callers_file as text, made without caching a Path (the caller index holds one per owner of a host)."""
+        return os.path.join(self.path, A2A_DIR, CALLERS_NAME)
 
     @cached_property
     def card_file(self) -> Path:
@@ -54,7 +60,7 @@ class Workspace:
         return self.a2a_dir / "pushes"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: an owner host holds one per caller of every owner
 class CallerEntry:
     """One valid entry of a callers.json file."""
 
@@ -73,7 +79,7 @@ def masked_key(key: str) -> str:
     return "…" + key[-4:] if len(key) >= 12 else "…"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Caller:
     """An authenticated caller: who it is and whose workspace it talks to."""
 
@@ -87,7 +93,7 @@ class Caller:
 
 
 class CallerDirectory(Protocol):
-    def find(self, key: str) -> list[Caller]:
+    async def find(self, key: str) -> list[Caller]:
         """Every caller whose key is `key` (more than one means the key is ambiguous)."""
         ...
 
@@ -108,11 +114,20 @@ class CallersCheck:
 def check_callers(path: Path) -> CallersCheck:
     """The valid entries of a callers.json; missing file = none; malformed = none, and the problem said."""
     try:
-        text = path.read_text(encoding="utf-8")
+        data = path.read_bytes()
     except FileNotFoundError:
         return CallersCheck([], [])
     except OSError as exc:
         return CallersCheck([], [f"callers file {path} cannot be read ({exc.strerror}); no callers"])
+    return callers_in(path, data)
+
+
+def callers_in(path: Path | str, data: bytes) -> CallersCheck:
+    """What the bytes of the callers.json at path hold (check_callers, for bytes already read)."""
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        return CallersCheck([], [f"callers file {path} is not UTF-8 text; no callers"])
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -131,7 +146,7 @@ def _parse_callers(path: Path) -> list[CallerEntry]:
     return checked.entries
 
 
-def _valid_entries(path: Path, raw: list[Any]) -> CallersCheck:
+def _valid_entries(path: Path | str, raw: list[Any]) -> CallersCheck:
     checked = CallersCheck([], [])
     seen: set[str] = set()
     for index, item in enumerate(raw):
@@ -166,38 +181,14 @@ def _entry_problem(item: Any) -> str | None:
 _CALLERS: StatCache[list[CallerEntry]] = StatCache(_parse_callers)
 
 
-def owner_workspace(root: Path, owner_id: str) -> Workspace:
-    """An owner's workspace on an owner host: <root>/<ownerId>/, scopes prefixed owner-<ownerId>."""
-    return Workspace(root / owner_id, owner_id=owner_id, scope_prefix=f"owner-{owner_id}")
-
-
-def owner_workspaces(root: Path, owners: Callable[[], Iterable[str]]) -> Callable[[], list[Workspace]]:
-    """Owner-host mode (design "Telegram host": for each chat id in AllowedUserIds, on every call): the
-    workspaces of the owners `owners()` lists now, so an owner added to the list is served from the next
-    request. A folder under the root that is not listed is never read; an id that is not a plain folder name
-    (OWNER_ID) is never looked up."""
-    known: dict[str, Workspace] = {}
-
-    def listed() -> list[Workspace]:
-        workspaces = []
-        for owner_id in owners():
-            if not OWNER_ID.fullmatch(owner_id):
-                continue
-            if owner_id not in known:
-                known[owner_id] = owner_workspace(root, owner_id)
-            workspaces.append(known[owner_id])
-        return workspaces
-
-    return listed
-
-
 class WorkspaceCallerDirectory:
-    """Callers of every workspace the function yields, as their callers.json files are now."""
+    """Callers of every workspace the function yields, as their callers.json files are now: each file checked by
+    stat on every lookup (A2A__FileChanges=stat; caller_index.CallerIndex answers from an index instead)."""
 
     def __init__(self, workspaces: Callable[[], Iterable[Workspace]]) -> None:
         self._workspaces = workspaces
 
-    def find(self, key: str) -> list[Caller]:
+    async def find(self, key: str) -> list[Caller]:
         presented = _secret(key)
         return [
             Caller(name=entry.name, mode=entry.mode, workspace=workspace)

@@ -21,7 +21,7 @@ from reference_server.domain.errors import (
     UnsupportedOperation,
 )
 from reference_server.domain.inbox import Fetcher
-from reference_server.domain.listing import check_cursor
+from reference_server.domain.listing import ACTIVE, check_cursor
 from reference_server.domain.model import (
     ListTasksQuery,
     Message,
@@ -46,7 +46,7 @@ from reference_server.domain.sending import (
     over_hop_limit,
     prepare_run,
 )
-from reference_server.domain.task_store import ACTIVE, StoredTask, TaskStores
+from reference_server.domain.task_store import StoredTask, TaskStores
 from reference_server.lane import Lane
 from reference_server.settings import Settings
 

@@ -17,21 +17,27 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from reference_server.disk import WRITER, StatKey, is_racy, off_loop, stat_key, temp_stem
+from reference_server.changes import Notifications
+from reference_server.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
 from reference_server.domain.callers import Workspace
-from reference_server.domain.listing import SummaryPage, TaskSummary, page_of
-from reference_server.domain.model import ListTasksQuery, PushConfig, Task, TaskState
+from reference_server.domain.listing import SummaryPage, TaskIndex, TaskSummary
+from reference_server.domain.model import ListTasksQuery, PushConfig, Task
 
 log = logging.getLogger("reference_server.tasks")
 
 # design: task ids are UUIDs; anything else never touches the file system
 _UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-ACTIVE = (TaskState.SUBMITTED, TaskState.WORKING)  # the states a run holds; without a live run they are stale
 _YIELD_EVERY = 256  # files a scan looks at between two chances for the event loop to run
+Read = tuple[str, str | None, TaskSummary | None, int]  # a task file as read: id, caller, summary, stat fingerprint
 
 
 def is_task_id(text: str) -> bool:
     return bool(_UUID.fullmatch(text))  # fullmatch: `$` would also accept a trailing newline
+
+
+def _is_task_file(name: str) -> bool:
+    """<taskId>.json: what a listing reads (the writer's temp files and anything else are never told)."""
+    return name.endswith(".json") and is_task_id(name[:-5])
 
 
 @dataclass
@@ -53,16 +59,6 @@ class TaskFileCodec(Protocol):
         ...
 
 
-@dataclass(slots=True)
-class _Indexed:
-    """What the listing index remembers of one task file, valid while the file's stat key is unchanged."""
-
-    key: StatKey
-    trusted: bool  # False: the file may have changed within the same timestamp tick; read it again
-    caller: str | None  # None: malformed
-    summary: TaskSummary | None
-
-
 @dataclass
 class Listing:
     """A page of a caller's tasks, or the task ids that need restart recovery before a page can be made."""
@@ -76,16 +72,20 @@ class TaskStore:
     """The task files of one workspace, scoped to one caller on every read.
 
     Every file operation runs on a disk thread. Writes of one task are applied in the order they were asked
-    for. ListTasks reads an index of summaries checked against each file's stat on every call, so a file
-    edited or deleted by hand is seen on the next call while unchanged files are not read again.
+    for. ListTasks reads an index of summaries (listing.TaskIndex) brought up to date before each listing: by
+    the kernel's notifications, which name the files that changed since the last listing, or, without them
+    (A2A__FileChanges=stat, or a folder the kernel refused to watch), by a stat of every file. Either way a file
+    edited or deleted by hand is seen on the next listing, and unchanged files are not read again.
     """
 
-    def __init__(self, workspace: Workspace, codec: TaskFileCodec) -> None:
+    def __init__(self, workspace: Workspace, codec: TaskFileCodec, notifications: Notifications | None = None) -> None:
         self.workspace = workspace
         self.directory = workspace.tasks_dir
         self._codec = codec
+        self._notes = notifications
         self._locks: dict[str, tuple[asyncio.Lock, int]] = {}  # task id -> its write lock and how many use it
-        self._index: dict[str, _Indexed] = {}
+        self._index = TaskIndex()
+        self._followed = False  # the folder is followed, and the index was built from a scan since
         self._scan_lock = threading.Lock()
 
     def path_for(self, task_id: str) -> Path | None:
@@ -172,56 +172,103 @@ class TaskStore:
         is_live(task_id) must be safe to call from this thread. A task file that says submitted or working
         with no live run is stale: its id is returned instead of a page, for recovery first.
         """
-        summaries = [s for s in self._summaries(caller) if s.id not in live]
-        stale = [s.id for s in summaries if s.state in ACTIVE and not is_live(s.id)]
-        if stale:
-            return Listing(stale=stale)
-        page = page_of([*summaries, *(TaskSummary.of(task) for task in live.values())], query)
+        with self._scan_lock:
+            self._bring_up_to_date()
+            stale = [task_id for task_id in self._index.active(caller)
+                     if task_id not in live and not is_live(task_id)]
+            if stale:
+                return Listing(stale=stale)
+            page = self._index.page(caller, query, [TaskSummary.of(task) for task in live.values()])
         tasks: list[StoredTask] = []
         for summary in page.summaries:
             if summary.id in live:
                 tasks.append(StoredTask(live[summary.id], caller))
             elif (stored := self.read(summary.id, caller)) is not None:
-                tasks.append(stored)  # a file deleted since the scan is left out of the page
+                tasks.append(stored)  # a file deleted since the index saw it is left out of the page
         return Listing(page=page, tasks=tasks)
 
-    def _summaries(self, caller: str) -> list[TaskSummary]:
-        """The caller's task summaries, from the index, reading only the files whose stat changed."""
+    def close(self) -> None:
+        """Stop following the folder (the server stops)."""
         with self._scan_lock:
-            fresh: dict[str, _Indexed] = {}
-            try:
-                entries = os.scandir(self.directory)
-            except FileNotFoundError:
-                self._index = fresh
-                return []
-            with entries:
-                for n, entry in enumerate(entries):
-                    if n % _YIELD_EVERY == 0:
-                        time.sleep(0)  # let the event loop's thread take the GIL: a long scan never starves it
-                    task_id = entry.name[:-5]
-                    if not entry.name.endswith(".json") or not is_task_id(task_id):
-                        continue
-                    indexed = self._indexed(entry, task_id)
-                    if indexed is not None:
-                        fresh[task_id] = indexed
-            self._index = fresh  # files deleted by hand leave the index here
-        return [i.summary for i in fresh.values() if i.caller == caller and i.summary is not None]
+            if self._notes is not None and self._followed:
+                self._notes.unfollow(self, self.directory)
+            self._followed = False
 
-    def _indexed(self, entry: os.DirEntry[str], task_id: str) -> _Indexed | None:
+    def _bring_up_to_date(self) -> None:
+        """The index as the folder is now: only the files the kernel named since the last listing are looked at;
+        the whole folder when it is first listed, after a queue overflow, when the folder itself was replaced, and
+        on every listing when there are no notifications."""
+        notes = self._notes
+        if notes is None or os.fspath(self.directory) in notes.blind(self):
+            self._scan()
+            return
+        if not self._followed:
+            # follow first, scan after: a change from now on is in the queue (the folder's own folders are
+            # already watched for the caller index: one more watch, for tasks/)
+            notes.follow(self, self.directory, self.workspace.path, folder=True, wanted=_is_task_file)
+            self._followed = True
+            notes.changes(self)
+            self._scan()
+            return
+        changes = notes.changes(self)
+        if changes.everything:
+            notes.recheck(self)
+        if changes.everything or os.fspath(self.directory) in changes.paths:
+            self._scan()
+            return
+        for path in changes.paths:
+            name = os.path.basename(path)
+            if _is_task_file(name):
+                self._look(name[:-5], os.path.join(self.directory, name))
+
+    def _scan(self) -> None:
+        """Every file of the folder, by stat: read only those whose stat changed; forget those that are gone."""
         try:
-            stat = entry.stat()
-        except FileNotFoundError:
+            entries = os.scandir(self.directory)
+        except (FileNotFoundError, NotADirectoryError):
+            for task_id in list(self._index.files):
+                self._index.drop(task_id)
+            return
+        present: set[str] = set()
+        changed: list[Read] = []
+        with entries:
+            for n, entry in enumerate(entries):
+                if n % _YIELD_EVERY == 0:
+                    time.sleep(0)  # let the event loop's thread take the GIL: a long scan never starves it
+                if not _is_task_file(entry.name):
+                    continue
+                task_id = entry.name[:-5]
+                present.add(task_id)
+                if (read := self._read_if_changed(task_id, entry.path)) is not None:
+                    changed.append(read)
+        self._index.put_all(changed)
+        for task_id in [t for t in self._index.files if t not in present]:  # files deleted by hand
+            self._index.drop(task_id)
+
+    def _look(self, task_id: str, path: str) -> None:
+        """One task file the kernel named."""
+        if (read := self._read_if_changed(task_id, path)) is not None:
+            self._index.put(*read)
+
+    def _read_if_changed(self, task_id: str, path: str) -> Read | None:
+        """A task file read again, unless its stat is the one seen when it was last read (and trusted then); a file
+        gone is dropped from the index here."""
+        try:
+            stat = os.stat(path)
+        except (FileNotFoundError, NotADirectoryError):
+            self._index.drop(task_id)
             return None
-        key = stat_key(stat)
-        known = self._index.get(task_id)
-        if known is not None and known.trusted and known.key == key:
-            return known
+        seen = hash(stat_key(stat)) or 1  # 0 means "read it again"
+        known = self._index.files.get(task_id)
+        if known is not None and known.seen == seen:
+            return None
         read_at = time.time_ns()
-        stored = self._file(Path(entry.path), task_id)
-        trusted = not is_racy(stat, read_at)
+        stored = self._file(Path(path), task_id)
+        # a file that may change again within the same timestamp tick is read again next time (disk.RACY_NS)
+        trusted = 0 if is_racy(stat, read_at) else seen
         if stored is None:  # malformed (or gone): remembered as such until the file changes
-            return _Indexed(key, trusted, None, None)
-        return _Indexed(key, trusted, sys.intern(stored.caller), TaskSummary.of(stored.task))
+            return task_id, None, None, trusted
+        return task_id, sys.intern(stored.caller), TaskSummary.of(stored.task, task_id), trusted
 
 
 def remove_stray_temp_files(workspace: Workspace) -> int:
@@ -246,15 +293,23 @@ def remove_stray_temp_files(workspace: Workspace) -> int:
 class TaskStores:
     """One TaskStore per workspace, kept for the life of the server (their write locks and listing index)."""
 
-    def __init__(self, codec: TaskFileCodec) -> None:
+    def __init__(self, codec: TaskFileCodec, notifications: Notifications | None = None) -> None:
         self._codec = codec
+        self._notes = notifications
         self._stores: dict[Path, TaskStore] = {}
 
     def of(self, workspace: Workspace) -> TaskStore:
         store = self._stores.get(workspace.path)
         if store is None or store.workspace != workspace:
-            store = self._stores[workspace.path] = TaskStore(workspace, self._codec)
+            if store is not None:
+                store.close()
+            store = self._stores[workspace.path] = TaskStore(workspace, self._codec, self._notes)
         return store
+
+    def close(self) -> None:
+        """Every store stops following its folder (the server stops)."""
+        for store in self._stores.values():
+            store.close()
 
 
 def _log_failure(done: Future[None]) -> None:

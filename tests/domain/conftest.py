@@ -1,11 +1,13 @@
-"""Fixtures of the domain unit tests: a workspace folder and its callers."""
+"""Fixtures of the domain unit tests: a workspace folder and its callers; how file changes are learnt."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from reference_server.changes import Notifications
 from reference_server.domain.callers import Caller, Workspace
 
 
@@ -19,3 +21,14 @@ def workspace(tmp_path: Path) -> Workspace:
 @pytest.fixture
 def caller(workspace: Workspace) -> Caller:
     return Caller(name="travel-bot", mode="isolated", workspace=workspace)
+
+
+@pytest.fixture(params=["stat", "notify"])
+def either_notes(request: pytest.FixtureRequest) -> Iterator[Notifications | None]:
+    """How changed files are learnt, each in turn: a stat of each (A2A__FileChanges=stat), or the kernel's queue."""
+    if request.param == "stat":
+        yield None
+        return
+    notifications = Notifications()
+    yield notifications
+    notifications.close()

@@ -1,23 +1,27 @@
-"""domain/callers.py: callers.json read on every call, entry rules, the directory over workspaces."""
+"""domain/callers.py: callers.json read on every call, entry rules, the directories over workspaces (the stat
+one here, and domain/caller_index.py's index, which must answer alike)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from reference_server.changes import Notifications
+from reference_server.domain.caller_index import CallerIndex
 from reference_server.domain.callers import (
     Caller,
+    CallerDirectory,
     CallerEntry,
     Workspace,
     WorkspaceCallerDirectory,
     check_callers,
     masked_key,
-    owner_workspace,
-    owner_workspaces,
     read_callers,
 )
 
@@ -112,69 +116,80 @@ def test_an_entry_repr_masks_the_key() -> None:
     assert repr(CallerEntry("travel-bot", KEY)) == "CallerEntry(name='travel-bot', key='…cdef', mode='isolated')"
 
 
-def test_the_directory_returns_every_match_across_workspaces(tmp_path: Path) -> None:
+# --- the directories: by stat on every call, and the index kept by the kernel's notifications ---
+
+
+Directory = Callable[[Callable[[], Iterable[Workspace]]], CallerDirectory]
+
+
+@pytest.fixture(params=["stat", "index"])
+def directory_for(request: pytest.FixtureRequest) -> Iterator[Directory]:
+    """Both directories answer alike: WorkspaceCallerDirectory (A2A__FileChanges=stat) and the CallerIndex."""
+    if request.param == "stat":
+        yield WorkspaceCallerDirectory
+        return
+    notes = Notifications()
+    yield lambda workspaces: CallerIndex(workspaces, notes)
+    notes.close()
+
+
+def found(directory: CallerDirectory, key: str) -> list[Caller]:
+    return asyncio.run(directory.find(key))
+
+
+def test_the_directory_returns_every_match_across_workspaces(tmp_path: Path, directory_for: Directory) -> None:
     one, two = (Workspace(tmp_path / name, owner_id=name) for name in ("owner-1", "owner-2"))
     write(one, [{"name": "travel-bot", "key": KEY}, {"name": "other-bot", "key": "k_other"}])
     write(two, [{"name": "twin-bot", "key": KEY}])
-    directory = WorkspaceCallerDirectory(lambda: [one, two])
+    directory = directory_for(lambda: [one, two])
     # design deviation: Find returns every match, so an ambiguous key can be refused
-    assert directory.find(KEY) == [Caller("travel-bot", "isolated", one), Caller("twin-bot", "isolated", two)]
-    assert directory.find("k_other") == [Caller("other-bot", "isolated", one)]
-    assert directory.find("k_unknown") == []
+    assert found(directory, KEY) == [Caller("travel-bot", "isolated", one), Caller("twin-bot", "isolated", two)]
+    assert found(directory, "k_other") == [Caller("other-bot", "isolated", one)]
+    assert found(directory, "k_unknown") == []
 
 
-def test_the_same_key_twice_in_one_file_matches_twice(workspace: Workspace) -> None:
+def test_the_same_key_twice_in_one_file_matches_twice(workspace: Workspace, directory_for: Directory) -> None:
     write(workspace, [{"name": "travel-bot", "key": KEY}, {"name": "travel-bot-2", "key": KEY}])
-    assert [c.name for c in WorkspaceCallerDirectory(lambda: [workspace]).find(KEY)] == ["travel-bot", "travel-bot-2"]
+    assert [c.name for c in found(directory_for(lambda: [workspace]), KEY)] == ["travel-bot", "travel-bot-2"]
 
 
-def test_keys_of_any_text_are_compared_whole(workspace: Workspace) -> None:
+def test_keys_of_any_text_are_compared_whole(workspace: Workspace, directory_for: Directory) -> None:
     # compared as bytes in constant time: non-ASCII text, and even a lone surrogate from the JSON, compare as text
     write(workspace, [{"name": "accented-bot", "key": "k_clé"}, {"name": "odd-bot", "key": "k_\ud800"}])
-    directory = WorkspaceCallerDirectory(lambda: [workspace])
-    assert [c.name for c in directory.find("k_clé")] == ["accented-bot"]
-    assert [c.name for c in directory.find("k_\ud800")] == ["odd-bot"]
-    assert directory.find("k_cl") == [] and directory.find("k_clé ") == []
+    directory = directory_for(lambda: [workspace])
+    assert [c.name for c in found(directory, "k_clé")] == ["accented-bot"]
+    assert [c.name for c in found(directory, "k_\ud800")] == ["odd-bot"]
+    assert found(directory, "k_cl") == [] and found(directory, "k_clé ") == []
 
 
-def test_the_directory_reads_the_file_on_every_call(workspace: Workspace) -> None:
-    directory = WorkspaceCallerDirectory(lambda: [workspace])
-    assert directory.find(KEY) == []
-    write(workspace, [{"name": "late-bot", "key": KEY}])
-    assert [c.name for c in directory.find(KEY)] == ["late-bot"]
-    write(workspace, [])
-    assert directory.find(KEY) == []
+def test_the_directory_sees_each_edit_on_the_next_call(workspace: Workspace, directory_for: Directory) -> None:
+    directory = directory_for(lambda: [workspace])
+    assert found(directory, KEY) == []
+    for _ in range(20):  # each edit returns, then the lookup: no edit is missed, however close they come
+        write(workspace, [{"name": "late-bot", "key": KEY}])
+        assert [c.name for c in found(directory, KEY)] == ["late-bot"]
+        write(workspace, [])
+        assert found(directory, KEY) == []
 
 
-def test_the_directory_asks_for_the_workspaces_on_every_call(tmp_path: Path) -> None:
+def test_the_directory_asks_for_the_workspaces_on_every_call(tmp_path: Path, directory_for: Directory) -> None:
     served: list[Workspace] = []
-    directory = WorkspaceCallerDirectory(lambda: list(served))
+    directory = directory_for(lambda: list(served))
     workspace = Workspace(tmp_path / "owner-1", owner_id="owner-1")
     write(workspace, [{"name": "travel-bot", "key": KEY}])
-    assert directory.find(KEY) == []
+    assert found(directory, KEY) == []
     served.append(workspace)
-    assert [c.owner_id for c in directory.find(KEY)] == ["owner-1"]
+    assert [c.owner_id for c in found(directory, KEY)] == ["owner-1"]
+    served.clear()
+    assert found(directory, KEY) == []
 
 
-# --- the owner host's directory ---
-
-
-def test_an_owner_host_reads_the_listed_owners_only_and_sees_the_list_change(tmp_path: Path) -> None:
-    owners = ["alice"]
-    listed = owner_workspaces(tmp_path, lambda: owners)
-    for name in ("alice", "carol"):
-        write(owner_workspace(tmp_path, name), [{"name": "bot", "key": KEY}])
-    directory = WorkspaceCallerDirectory(listed)
-
-    assert [c.owner_id for c in directory.find(KEY)] == ["alice"]  # carol's folder is never read
-    owners.append("carol")
-    assert [c.owner_id for c in directory.find(KEY)] == ["alice", "carol"]
-    assert listed()[1] == Workspace(tmp_path / "carol", owner_id="carol", scope_prefix="owner-carol")
-
-
-def test_an_owner_id_that_is_not_a_folder_name_is_never_looked_up(tmp_path: Path) -> None:
-    listed = owner_workspaces(tmp_path / "root", lambda: ["..", "../etc", "", "alice"])
-    assert [w.path for w in listed()] == [tmp_path / "root" / "alice"]
+def test_an_undecodable_file_means_no_callers_and_a_warning(workspace: Workspace, directory_for: Directory,
+                                                              caplog: pytest.LogCaptureFixture) -> None:
+    path = write(workspace, "[]")
+    path.write_bytes(b'[{"name": "bot", "key": "k_\xff"}]')
+    assert found(directory_for(lambda: [workspace]), "k_\udcff") == []
+    assert any(str(path) in w and "not UTF-8" in w for w in warnings(caplog)), warnings(caplog)
 
 
 def test_check_callers_says_what_is_wrong_without_a_key(workspace: Workspace) -> None:

@@ -131,6 +131,22 @@ def test_a_workspace_root_needs_owners_and_a_single_workspace_has_at_most_one() 
     assert load_settings({}, ["--owner", "1001"]).owners == ("1001",)
 
 
+def test_an_owners_file_lists_a_roots_owners_instead_of_the_owner_flags() -> None:
+    settings = load_settings({"A2A__WorkspaceRoot": "/srv", "A2A__OwnersFile": "/srv/owners.txt"})
+    assert settings.owners_file == Path("/srv/owners.txt") and settings.owners == ()
+    with pytest.raises(SettingsError, match=r"A2A__OwnersFile \(--owners-file\) and A2A__Owners \(--owner\) are both"):
+        load_settings({"A2A__WorkspaceRoot": "/srv", "A2A__OwnersFile": "/srv/owners.txt", "A2A__Owners": "alice"})
+    with pytest.raises(SettingsError, match=r"is set without A2A__WorkspaceRoot \(--workspace-root\)"):
+        load_settings({}, ["--owners-file", "/srv/owners.txt"])
+
+
+def test_file_changes_are_told_by_the_kernel_where_it_can_unless_stat_is_asked_for() -> None:
+    assert load_settings({}).file_changes == "auto"
+    assert load_settings({"A2A__FileChanges": "STAT"}).file_changes == "stat"
+    with pytest.raises(SettingsError, match="A2A__FileChanges has the value 'inotify'; expected auto, notify or stat"):
+        load_settings({"A2A__FileChanges": "inotify"})
+
+
 @pytest.mark.parametrize(("env", "said"), [
     ({"A2A__Notifier": "pigeon"}, "A2A__Notifier has the value 'pigeon'; expected log, webhook, telegram or none"),
     ({"A2A__Notifier": "webhook"}, "A2A__Webhook__Url (--webhook-url) is missing"),

@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import pytest
+from support.kernel import Refusing, queue_limit
 from support.schemas import assert_valid
 
 from reference_server import disk
+from reference_server.changes import Notifications
 from reference_server.domain.callers import Caller, Workspace
 from reference_server.domain.model import (
     AuthenticationInfo,
@@ -38,8 +40,10 @@ def run(coroutine: Coroutine[Any, Any, T]) -> T:
     return asyncio.run(coroutine)
 
 
-def store_of(workspace: Workspace, codec: TaskFileCodec | None = None) -> TaskStore:
-    return TaskStore(workspace, codec or TaskFileCodec())
+def store_of(workspace: Workspace, codec: TaskFileCodec | None = None, notes: Notifications | None = None) -> TaskStore:
+    return TaskStore(workspace, codec or TaskFileCodec(), notes)
+
+
 
 
 def listed(store: TaskStore, caller: Caller, query: ListTasksQuery | None = None) -> list[StoredTask]:
@@ -186,8 +190,9 @@ def test_a_task_with_a_non_uuid_id_cannot_be_saved(workspace: Workspace, caller:
     assert not workspace.callers_file.exists()
 
 
-def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, caller: Caller) -> None:
-    store = store_of(workspace)
+def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, caller: Caller,
+                                                      either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     mine = [stored_of(caller, TaskState.COMPLETED) for _ in range(3)]
     for stored in [*mine, stored_of(Caller("other-bot", "isolated", workspace))]:
         run(store.save(stored, durable=True))
@@ -197,8 +202,9 @@ def test_list_returns_only_the_callers_readable_tasks(workspace: Workspace, call
     assert sorted(s.task.id for s in listed(store, caller)) == sorted(s.task.id for s in mine)
 
 
-def test_list_of_a_workspace_without_tasks_is_empty(workspace: Workspace, caller: Caller) -> None:
-    assert listed(store_of(workspace), caller) == []
+def test_list_of_a_workspace_without_tasks_is_empty(workspace: Workspace, caller: Caller,
+                                                    either_notes: Notifications | None) -> None:
+    assert listed(store_of(workspace, None, either_notes), caller) == []
     assert not workspace.tasks_dir.exists()
 
 
@@ -272,10 +278,11 @@ class CountingCodec(TaskFileCodec):
 
 
 def test_a_listing_reads_only_the_files_that_changed(workspace: Workspace, caller: Caller,
-                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+                                                     monkeypatch: pytest.MonkeyPatch,
+                                                     either_notes: Notifications | None) -> None:
     monkeypatch.setattr(disk, "RACY_NS", 0)  # as if the files were written long before the listing
     codec = CountingCodec()
-    store = store_of(workspace, codec)
+    store = store_of(workspace, codec, either_notes)
     tasks = [stored_of(caller, TaskState.COMPLETED) for _ in range(5)]
     for stored in tasks:
         run(store.save(stored, durable=False))
@@ -286,8 +293,9 @@ def test_a_listing_reads_only_the_files_that_changed(workspace: Workspace, calle
     assert codec.decoded == 1  # the page's one task, and no file of the scan
 
 
-def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, caller: Caller) -> None:
-    store = store_of(workspace)
+def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, caller: Caller,
+                                                         either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     first, second = stored_of(caller, TaskState.COMPLETED), stored_of(caller, TaskState.COMPLETED)
     for stored in (first, second):
         run(store.save(stored, durable=False))
@@ -302,10 +310,13 @@ def test_a_listing_sees_a_file_edited_or_deleted_by_hand(workspace: Workspace, c
 
     assert listed(store, caller, completed) == []
     assert [s.task.id for s in listed(store, caller)] == [first.task.id]
+    page = store.listing(caller.name, ListTasksQuery(), {}, lambda _: False).page
+    assert page is not None and page.total_size == 1  # the deleted file is not counted either
 
 
-def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, caller: Caller) -> None:
-    store = store_of(workspace)
+def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, caller: Caller,
+                                                         either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     working, done = stored_of(caller, TaskState.WORKING), stored_of(caller, TaskState.COMPLETED)
     for stored in (working, done):
         run(store.save(stored, durable=False))
@@ -317,8 +328,9 @@ def test_a_listing_reports_stale_tasks_instead_of_a_page(workspace: Workspace, c
     assert alive.stale == [] and alive.page is not None and alive.page.total_size == 2
 
 
-def test_a_listing_shows_a_live_task_in_place_of_its_file(workspace: Workspace, caller: Caller) -> None:
-    store = store_of(workspace)
+def test_a_listing_shows_a_live_task_in_place_of_its_file(workspace: Workspace, caller: Caller,
+                                                          either_notes: Notifications | None) -> None:
+    store = store_of(workspace, None, either_notes)
     stored = stored_of(caller, TaskState.WORKING)
     run(store.save(stored, durable=False))
     live = stored_of(caller, TaskState.WORKING).task
@@ -332,3 +344,120 @@ def test_a_listing_shows_a_live_task_in_place_of_its_file(workspace: Workspace, 
     assert listing.stale == []
     assert {s.task.id: s.task.status.state for s in listing.tasks} == {
         live.id: TaskState.INPUT_REQUIRED, not_yet_on_disk.id: TaskState.WORKING}
+
+
+# --- the listing index kept by the kernel's notifications ---
+
+
+class Looks:
+    """Counts what listings look at: whole-folder scans, and single files."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.scans, self.files = 0, 0
+        scan, look = TaskStore._scan, TaskStore._look
+
+        def counted_scan(store: TaskStore) -> None:
+            self.scans += 1
+            scan(store)
+
+        def counted_look(store: TaskStore, task_id: str, path: str) -> None:
+            self.files += 1
+            look(store, task_id, path)
+
+        monkeypatch.setattr(TaskStore, "_scan", counted_scan)
+        monkeypatch.setattr(TaskStore, "_look", counted_look)
+
+    def reset(self) -> None:
+        self.scans, self.files = 0, 0
+
+
+def edit_state(workspace: Workspace, task_id: str, state: str) -> None:
+    path = workspace.tasks_dir / f"{task_id}.json"
+    edited = json.loads(path.read_text(encoding="utf-8"))
+    edited["status"]["state"] = state
+    path.write_text(json.dumps(edited), encoding="utf-8")
+
+
+def states(store: TaskStore, caller: Caller) -> dict[str, TaskState]:
+    return {s.task.id: s.task.status.state for s in listed(store, caller)}
+
+
+def test_a_listing_looks_only_at_the_files_the_kernel_named(workspace: Workspace, caller: Caller,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = Notifications()
+    try:
+        store = store_of(workspace, None, notes)
+        tasks = [stored_of(caller, TaskState.COMPLETED) for _ in range(20)]
+        for stored in tasks:
+            run(store.save(stored, durable=False))
+        looks = Looks(monkeypatch)
+        assert len(states(store, caller)) == 20
+        assert looks.scans == 1  # the first listing: the whole folder once
+        looks.reset()
+        edit_state(workspace, tasks[3].task.id, "TASK_STATE_CANCELED")
+        (workspace.tasks_dir / f"{tasks[4].task.id}.json").unlink()
+        found = states(store, caller)
+        assert (looks.scans, looks.files) == (0, 2)  # the two files the kernel named, and nothing else
+        assert found[tasks[3].task.id] is TaskState.CANCELED and tasks[4].task.id not in found and len(found) == 19
+        looks.reset()
+        assert len(states(store, caller)) == 19 and (looks.scans, looks.files) == (0, 0)
+    finally:
+        notes.close()
+
+
+def test_a_tasks_folder_replaced_whole_is_listed_again(workspace: Workspace, caller: Caller) -> None:
+    notes = Notifications()
+    try:
+        store = store_of(workspace, None, notes)
+        old = stored_of(caller, TaskState.COMPLETED)
+        run(store.save(old, durable=False))
+        assert list(states(store, caller)) == [old.task.id]
+        workspace.tasks_dir.rename(workspace.tasks_dir.with_name("tasks-old"))
+        assert states(store, caller) == {}
+        new = stored_of(caller, TaskState.COMPLETED)
+        run(store.save(new, durable=False))  # a new folder, made by the write
+        assert list(states(store, caller)) == [new.task.id]
+        edit_state(workspace, new.task.id, "TASK_STATE_FAILED")
+        assert states(store, caller) == {new.task.id: TaskState.FAILED}
+    finally:
+        notes.close()
+
+
+def test_a_tasks_folder_the_kernel_will_not_watch_is_scanned_on_every_listing(
+        workspace: Workspace, caller: Caller, monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = Notifications(Refusing(limit=3))  # the workspace, .volcanic and .volcanic/a2a; tasks/ is refused
+    try:
+        store = store_of(workspace, None, notes)
+        stored = stored_of(caller, TaskState.COMPLETED)
+        run(store.save(stored, durable=False))
+        looks = Looks(monkeypatch)
+        for state in ("TASK_STATE_CANCELED", "TASK_STATE_FAILED"):
+            edit_state(workspace, stored.task.id, state)
+            assert states(store, caller) == {stored.task.id: TaskState(state)}
+        assert looks.scans == 2  # by stat, each time
+    finally:
+        notes.close()
+
+
+@pytest.mark.skipif(queue_limit() > 100_000, reason="the kernel's queue is too long to fill in a test")
+def test_an_overflow_scans_the_folder_once_again(workspace: Workspace, caller: Caller,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = Notifications()
+    try:
+        store = store_of(workspace, None, notes)
+        stored = stored_of(caller, TaskState.COMPLETED)
+        run(store.save(stored, durable=False))
+        assert len(states(store, caller)) == 1
+        spill = workspace.path / "spill"
+        spill.mkdir()
+        notes.follow("another follower", spill, workspace.path, folder=True)
+        for n in range(queue_limit() + 10):
+            (spill / f"f{n}").touch()
+        edit_state(workspace, stored.task.id, "TASK_STATE_CANCELED")  # lost in the overflow
+        looks = Looks(monkeypatch)
+        assert states(store, caller) == {stored.task.id: TaskState.CANCELED}
+        assert looks.scans == 1
+        looks.reset()
+        assert len(states(store, caller)) == 1 and looks.scans == 0
+    finally:
+        notes.close()

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import json
+import os
+import re
+import sys
+from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 
 from steps.common import add_workspace, new_key, workspace_of, write_json
@@ -85,3 +90,75 @@ def _(world: Any, outcome: str) -> None:
         assert reply.error is None, reply.error
     else:
         assert reply.error is not None and reply.http_status == 401, reply
+
+
+# --- edits and requests that follow each other at once ---
+
+ROUNDS = 20
+REFUSED = "is refused as unauthenticated"
+
+
+@given(parsers.re(r"the server learns of file changes by (?P<means>kernel notifications|stat)$"))
+def _(world: Any, server_factory: Any, means: str) -> None:
+    if means == "kernel notifications" and not sys.platform.startswith("linux"):
+        pytest.skip("the kernel's file notifications (inotify) are Linux's")
+    world.use_server(server_factory(file_changes="notify" if means == "kernel notifications" else "stat"))
+
+
+def _save(path: Path, entries: list[dict[str, Any]], by_rename: bool) -> None:
+    if not by_rename:
+        write_json(path, entries)
+        return
+    temp = path.with_name(path.name + ".new")  # as editors and mv do: another file, then a rename over it
+    write_json(temp, entries)
+    os.replace(temp, path)
+
+
+def _edit_and_undo(world: Any, edit: str) -> tuple[Path, list[dict[str, Any]], list[dict[str, Any]]]:
+    """The file an edit changes, its entries after the edit, and after the undo (as they were before)."""
+    if edit.startswith("adds a caller with the presented key"):
+        world.keys["late-bot"] = world.key = new_key()
+        before = _entries(world)
+        return workspace_of(world).callers_file, [*before, {"name": "late-bot", "key": world.key}], before
+    if edit.startswith("removes the caller of the presented key"):
+        before = _entries(world)
+        return workspace_of(world).callers_file, [e for e in before if e["key"] != world.key], before
+    if match := re.fullmatch(r'copies the presented key into the callers file of "(?P<owner>[^"]+)"', edit):
+        other = add_workspace(world, match["owner"], [])
+        return other.callers_file, [{"name": "twin-bot", "key": world.key}], []
+    raise AssertionError(f"unknown edit {edit!r}")
+
+
+@when(parsers.re(r"the owner (?P<edit>.+) and undoes it, 20 times, with a fetch of the extended agent card "
+                 r"as each edit returns$"))
+def _(world: Any, edit: str) -> None:
+    path, edited, undone = _edit_and_undo(world, edit)
+    by_rename = edit.endswith(", saving by rename")
+    client = world.client()
+    answers: list[tuple[str, str]] = []  # after the edit, after the undo: "succeeds" or refused, round by round
+    for _ in range(ROUNDS):
+        rounds = []
+        for entries in (edited, undone):
+            _save(path, entries, by_rename)  # the edit has returned: the request goes now, nothing in between
+            reply = client.call("GetExtendedAgentCard", {})
+            rounds.append("succeeds" if reply.error is None else REFUSED if reply.http_status == 401 else str(reply))
+        answers.append((rounds[0], rounds[1]))
+    world.notes["rounds"] = answers
+
+
+@then(parsers.re(r"every fetch after the edit (?P<after>succeeds|is refused as unauthenticated), and every fetch "
+                 r"after the undo (?P<undone>succeeds|is refused as unauthenticated)$"))
+def _(world: Any, after: str, undone: str) -> None:
+    rounds = world.notes["rounds"]
+    wrong = [(n, answer) for n, answer in enumerate(rounds, start=1) if answer != (after, undone)]
+    assert len(rounds) == ROUNDS and not wrong, f"rounds whose fetches were otherwise: {wrong}"
+
+
+@then("the callers file is warned about once, however often the caller asks")
+def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+    client = world.client()
+    for _ in range(3):
+        assert client.call("GetExtendedAgentCard", {}).http_status == 401
+    path = str(workspace_of(world).callers_file)
+    said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and path in r.getMessage()]
+    assert len(said) == 1, said

@@ -18,12 +18,12 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 from support.client import REST_ROUTES
-from support.live import LiveServer, OwnerHostWorkspaces, settings_for
+from support.live import LiveServer, OwnerHostWorkspaces, OwnersFileWorkspaces, settings_for
 from support.telegram import FakeTelegram
 from support.v03_rest import ROUTES as V03_REST_ROUTES
 
 from reference_server import cli
-from reference_server.domain.callers import owner_workspace
+from reference_server.domain.owners import owner_workspace
 from steps.common import new_key, workspace_of, write_json
 
 BOT_TOKEN = "4242:spec-bot-token-never-logged"
@@ -32,7 +32,7 @@ BOT_TOKEN = "4242:spec-bot-token-never-logged"
 @dataclass
 class OwnerHost:
     root: Path
-    workspaces: OwnerHostWorkspaces
+    workspaces: OwnerHostWorkspaces | OwnersFileWorkspaces
     telegram: FakeTelegram
 
 
@@ -40,14 +40,20 @@ def host_of(world: Any) -> OwnerHost:
     return world.notes["owner_host"]  # type: ignore[no-any-return]
 
 
-def _start_host(world: Any, request: pytest.FixtureRequest, owners: list[str], **overrides: Any) -> None:
-    """An owner host over the scenario's root for `owners`, notifying through the scenario's fake Bot API."""
+def _start_host(world: Any, request: pytest.FixtureRequest, owners: list[str], *, owners_file: bool = False,
+                **overrides: Any) -> None:
+    """An owner host over the scenario's root for `owners` (listed in a file, or given as a list), notifying through
+    the scenario's fake Bot API."""
     known: OwnerHost | None = world.notes.get("owner_host")
     root = known.root if known else world.root / "owners"
     telegram = known.telegram if known else FakeTelegram(token=BOT_TOKEN).start()
-    workspaces = OwnerHostWorkspaces(root, owners)
-    settings = settings_for(workspace_root=root, owners=tuple(owners), notifier="telegram",
-                            telegram_bot_token=BOT_TOKEN, telegram_api_url=telegram.url, **overrides)
+    workspaces: OwnerHostWorkspaces | OwnersFileWorkspaces = OwnerHostWorkspaces(root, owners)
+    listing: dict[str, Any] = {"owners": tuple(owners)}
+    if owners_file:
+        workspaces = OwnersFileWorkspaces(root, world.root / "owners.txt", owners)
+        listing = {"owners_file": workspaces.file}
+    settings = settings_for(workspace_root=root, notifier="telegram", telegram_bot_token=BOT_TOKEN,
+                            telegram_api_url=telegram.url, **listing, **overrides)
     server = LiveServer(settings, workspaces=workspaces).start()
     world.notes["owner_host"] = OwnerHost(root, workspaces, telegram)
 
@@ -100,6 +106,35 @@ def _(world: Any, folder: str, holder: str, name: str) -> None:
 @when(parsers.parse('the host adds "{owner}" to its owners'))
 def _(world: Any, owner: str) -> None:
     host_of(world).workspaces.owners.append(owner)
+
+
+@given("the host reads its owners from a file")
+def _(world: Any, request: pytest.FixtureRequest) -> None:
+    _start_host(world, request, list(host_of(world).workspaces.owners), owners_file=True)
+
+
+@when(parsers.parse('the host\'s owners file also lists "{owner}"'))
+def _(world: Any, owner: str) -> None:
+    listed = host_of(world).workspaces
+    assert isinstance(listed, OwnersFileWorkspaces)
+    listed.list([*listed.owners, owner])
+
+
+@when(parsers.parse('the host\'s owners file no longer lists "{owner}"'))
+def _(world: Any, owner: str) -> None:
+    listed = host_of(world).workspaces
+    assert isinstance(listed, OwnersFileWorkspaces)
+    listed.list([o for o in listed.owners if o != owner])
+
+
+@when(parsers.re(r"the owner's folder \"(?P<owner>[^\"]+)\" is moved (?P<where>away|back)$"))
+def _(world: Any, owner: str, where: str) -> None:
+    folder = host_of(world).root / owner
+    away = folder.with_name(owner + ".away")
+    if where == "away":
+        folder.rename(away)
+    else:
+        away.rename(folder)
 
 
 @given("the host has A2A switched off")

@@ -14,7 +14,9 @@ from reference_server.agent.notifier import owner_notifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import ProviderFor, create_app
 from reference_server.bindings.push_receiver import OnPush
-from reference_server.domain.callers import Workspace, owner_workspaces
+from reference_server.changes import notifications_for
+from reference_server.domain.callers import Workspace
+from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
@@ -60,6 +62,33 @@ class OwnerHostWorkspaces:
             self.owners.remove(workspace.owner_id)
 
     def __call__(self) -> list[Workspace]:
+        return self._listed()
+
+
+class OwnersFileWorkspaces:
+    """The workspaces of an owner host that reads its owners from a file (A2A__OwnersFile), through the server's own
+    OwnersFile: adding a workspace writes its owner into the file, removing it takes the owner out."""
+
+    def __init__(self, root: Path, file: Path, owners: Iterable[str]) -> None:
+        self.file = file
+        file.write_text("".join(f"{owner}\n" for owner in owners), encoding="utf-8")
+        self._listed = owner_workspaces(root, OwnersFile(file, notifications_for("auto")))
+
+    @property
+    def owners(self) -> list[str]:
+        return [line for line in self.file.read_text(encoding="utf-8").splitlines() if line]
+
+    def list(self, owners: Iterable[str]) -> None:
+        self.file.write_text("".join(f"{owner}\n" for owner in owners), encoding="utf-8")
+
+    def add(self, workspace: Workspace) -> None:
+        if workspace.owner_id not in self.owners:
+            self.list([*self.owners, workspace.owner_id])
+
+    def remove(self, workspace: Workspace) -> None:
+        self.list([owner for owner in self.owners if owner != workspace.owner_id])
+
+    def __call__(self) -> tuple[Workspace, ...]:
         return self._listed()
 
 

@@ -95,12 +95,40 @@ Feature: Callers authenticate with a key from the agent's owner
     And the caller fetches the extended agent card
     Then the call is refused as unauthenticated
 
+  Scenario Outline: An edit of callers.json applies to the request sent as it returns
+    # design README, "Reading files on every request": the kernel queues a notification when a write completes and
+    # the server reads that queue before each lookup (or, by stat, checks each file); 20 rounds leave luck no room
+    Given the server learns of file changes by <means>
+    When the owner <edit> and undoes it, 20 times, with a fetch of the extended agent card as each edit returns
+    Then every fetch after the edit <after>, and every fetch after the undo <undone>
+
+    Examples:
+      | means                | edit                                                        | after                         | undone                        |
+      | kernel notifications | adds a caller with the presented key                        | succeeds                      | is refused as unauthenticated |
+      | kernel notifications | removes the caller of the presented key                     | is refused as unauthenticated | succeeds                      |
+      | kernel notifications | adds a caller with the presented key, saving by rename      | succeeds                      | is refused as unauthenticated |
+      | kernel notifications | removes the caller of the presented key, saving by rename   | is refused as unauthenticated | succeeds                      |
+      | stat                 | adds a caller with the presented key                        | succeeds                      | is refused as unauthenticated |
+      | stat                 | removes the caller of the presented key                     | is refused as unauthenticated | succeeds                      |
+
+  Scenario Outline: A key made ambiguous is refused by the request sent as it happens
+    Given the server learns of file changes by <means>
+    When the owner copies the presented key into the callers file of "owner-2" and undoes it, 20 times, with a fetch of the extended agent card as each edit returns
+    Then every fetch after the edit is refused as unauthenticated, and every fetch after the undo succeeds
+    And a warning names the owners "owner-1, owner-2" but not the key
+
+    Examples:
+      | means                |
+      | kernel notifications |
+      | stat                 |
+
   @Auth_MalformedCallersFile_NoCallers
   Scenario: A malformed callers file means no callers
     Given the callers file is not valid JSON
     When the caller fetches the extended agent card
     Then the call is refused as unauthenticated
     And a warning names the callers file but not the key
+    And the callers file is warned about once, however often the caller asks
 
   Scenario Outline: Caller entries are checked one by one
     Given the callers file holds the entry <entry> for the caller's key

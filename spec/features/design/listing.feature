@@ -99,7 +99,20 @@ Feature: The caller lists its own tasks, newest status first, page by page
     And the error names the field "pageToken" because it is not a token this server issued
 
   Scenario: A task file edited or deleted by hand is seen by the next listing
-    # design: task files are the truth; the server's listing index is checked against each file every time
+    # design: task files are the truth; the listing index reads the files the kernel says changed since the last call
+    When the caller sends "one", "two" and "three"
+    And the caller lists its tasks
+    Then the list holds the tasks "three", "two", "one"
+    When the owner deletes the task file of "two"
+    And the owner edits the task file of "one" to say canceled
+    And the caller lists its tasks with status canceled
+    Then the list holds the task "one"
+    When the caller lists its tasks
+    Then the list holds the tasks "three", "one"
+
+  Scenario: A server that checks files by stat sees task files edited by hand
+    # A2A__FileChanges=stat: no kernel notifications (a network file system); each listing checks every file
+    Given the server learns of file changes by stat
     When the caller sends "one", "two" and "three"
     And the caller lists its tasks
     Then the list holds the tasks "three", "two", "one"

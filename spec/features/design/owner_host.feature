@@ -43,10 +43,36 @@ Feature: An owner host serves the workspaces of the owners it lists
     Then the call is refused as unauthenticated
 
   # The owner list is a function asked on every request. The reference-server command builds it from --owner
-  # (A2A__Owners) at start, so there adding an owner takes a restart; a host embedding the server can add one live.
+  # (A2A__Owners) at start, or from an owners file (A2A__OwnersFile) read again when it changes; a host embedding the
+  # server can change its own list at any time.
   Scenario: An owner an embedding host adds is served from the next request
     Given the folder "carol" under the root has the caller "stray-bot"
     When the host adds "carol" to its owners
+    And the caller fetches the extended agent card
+    Then the call succeeds
+
+  Scenario: An owner added to the owners file is served from the next request
+    Given the host reads its owners from a file
+    And the folder "carol" under the root has the caller "stray-bot"
+    When the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    When the host's owners file also lists "carol"
+    And the caller fetches the extended agent card
+    Then the call succeeds
+
+  Scenario: An owner taken off the owners file is refused from the next request
+    Given the host reads its owners from a file
+    When the caller fetches the extended agent card
+    Then the call succeeds
+    When the host's owners file no longer lists "alice"
+    And the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+
+  Scenario: An owner's folder moved away is refused, and served once it is back
+    When the owner's folder "alice" is moved away
+    And the caller fetches the extended agent card
+    Then the call is refused as unauthenticated
+    When the owner's folder "alice" is moved back
     And the caller fetches the extended agent card
     Then the call succeeds
 
