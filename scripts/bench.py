@@ -7,6 +7,7 @@ import asyncio
 import json
 import os
 import platform
+import statistics
 import sys
 import tempfile
 import time
@@ -80,13 +81,13 @@ class Run:
             self.results |= {f"{key}_rps": result.rate, f"{key}_p50": result.p50_ms, f"{key}_p99": result.p99_ms}
         return result
 
-    async def send_only(self) -> None:
-        """The blocking sends alone, warmed up as in run(): with the request log off, for what it costs."""
+    async def send_only(self, key: str, label: str) -> None:
+        """The blocking sends alone, warmed up as in run() (the request log's pairs of runs)."""
         if await self.rpc(SEND) is None:
             return
         await self.phase("warm_up", lambda: load.load(self.server.port, self.server.rpc_path, self.server.headers,
                                                       SEND, 3 * self.args.duration, self.args.connections))
-        await self.loaded("send_nolog", "blocking SendMessage, request log off", self.server.rpc_path, SEND)
+        await self.loaded(key, label, self.server.rpc_path, SEND)
 
     async def run(self, workspace: Path | None) -> None:
         first = await self.rpc(SEND)
@@ -239,7 +240,8 @@ ROWS = [  # label, result key, unit
     ("public card GET", "card_rps", "req/s"), ("public card GET p99", "card_p99", "ms"),
     ("blocking SendMessage", "send_rps", "req/s"), ("blocking SendMessage p50", "send_p50", "ms"),
     ("blocking SendMessage p99", "send_p99", "ms"),
-    ("blocking SendMessage, request log off", "send_nolog_rps", "req/s"),
+    ("blocking SendMessage, request log on (pairs)", "send_log_rps", "req/s"),
+    ("blocking SendMessage, request log off (pairs)", "send_nolog_rps", "req/s"),
     ("first SSE event, lone, p50", "sse_lone_p50", "ms"), ("first SSE event, lone, p99", "sse_lone_p99", "ms"),
     ("first SSE event, 8 in flight, p50", "sse8_p50", "ms"), ("first SSE event, 8 in flight, p99", "sse8_p99", "ms"),
     ("whole streams, 8 in flight", "streams_rps", "streams/s"),
@@ -334,16 +336,7 @@ async def bench_one(name: str, tmp: Path, args: argparse.Namespace, cpu: int | N
     results, _, notes, server = await measured(name, tmp / name, args, cpu, probed=False)
     lag_detail: dict[str, Any] = {}
     if name == "ours" and server is not None:
-        # the request log is on by default (its lines go to the server's log file here, as to a console): the send
-        # phase again on a server without it, so one run shows what the log costs
-        print("\n== ours, request log off (A2A__RequestLog=off; the send phase again)", flush=True)
-        off, _, off_notes, _ = await measured(name, tmp / "ours-nolog", args, cpu, probed=False, send_only=True)
-        results |= off
-        notes += off_notes
-        if results.get("send_rps") and results.get("send_nolog_rps"):
-            cost = 1 - results["send_rps"] / results["send_nolog_rps"]  # type: ignore[operator]
-            show("request log: send rate on / off", f"{results['send_rps']:.0f} / {results['send_nolog_rps']:.0f} "
-                 f"req/s ({cost:+.1%} of the rate with it off)")
+        results |= await request_log_pairs(tmp, args, cpu, notes)
         # the same phases again with the loop-lag probe and the callback timer, for the loop figures only
         print("\n== ours, probed (the same load again; only its event-loop figures are kept)", flush=True)
         _, phases, probed_notes, server = await measured(name, tmp / "ours-probed", args, cpu, probed=True)
@@ -354,23 +347,51 @@ async def bench_one(name: str, tmp: Path, args: argparse.Namespace, cpu: int | N
     return results, lag_detail, notes
 
 
+REQUEST_LOG_PAIRS = 2
+
+
+async def request_log_pairs(tmp: Path, args: argparse.Namespace, cpu: int | None, notes: list[str]) -> Results:
+    """What the request log costs (it is on by default, and writes its lines into the server's log file here as
+    onto a console): the send phase alone on fresh servers alike but for the log, on then off, REQUEST_LOG_PAIRS
+    times; the median rate of each. The machine's drift between two runs is as large as the cost, so one run of
+    each, or a run of the whole bench against one of the send phase, would tell the drift."""
+    rates: dict[str, list[float]] = {"on": [], "off": []}
+    for n in range(REQUEST_LOG_PAIRS):
+        for mode in ("on", "off"):
+            print(f"\n== ours, request log {mode} (the send phase alone, pair {n + 1} of {REQUEST_LOG_PAIRS})",
+                  flush=True)
+            key = f"send_log_{mode}"
+            found, _, found_notes, _ = await measured("ours", tmp / f"ours-log-{mode}-{n}", args, cpu, probed=False,
+                                                      send_only=(key, f"blocking SendMessage, request log {mode}"),
+                                                      flags=("--request-log", "off") if mode == "off" else ())
+            notes += found_notes
+            if found.get(f"{key}_rps"):
+                rates[mode].append(float(found[f"{key}_rps"]))  # type: ignore[arg-type]
+    if not (rates["on"] and rates["off"]):
+        return {}
+    on, off = statistics.median(rates["on"]), statistics.median(rates["off"])
+    show("request log: send rate on / off", f"{on:.0f} / {off:.0f} req/s, medians of {REQUEST_LOG_PAIRS} "
+         f"({1 - on / off:+.1%} of the rate with it off)")
+    return {"send_log_rps": on, "send_nolog_rps": off}
+
+
 async def measured(name: str, folder: Path, args: argparse.Namespace, cpu: int | None, *, probed: bool,
-                   send_only: bool = False) -> tuple[Results, Phases, list[str], servers.Server | None]:
-    """Start the server, run every phase against it (send_only: the send phase, on ours with the request log
-    off), stop it: its results, its phases, its notes."""
+                   send_only: tuple[str, str] | None = None, flags: tuple[str, ...] = ()
+                   ) -> tuple[Results, Phases, list[str], servers.Server | None]:
+    """Start the server (ours with flags), run every phase against it (send_only: (key, label) of the send phase
+    alone, on a workspace without task files), stop it: its results, its phases, its notes."""
     folder.mkdir()
     if name == "ours":
         files = 0 if send_only else args.task_files
         print(f"  writing {files} task files ...", flush=True)
-        server = await servers.start_ours(folder, files, cpu, probed=probed,
-                                          flags=("--request-log", "off") if send_only else ())
+        server = await servers.start_ours(folder, files, cpu, probed=probed, flags=flags)
     else:
         server = await (servers.start_sdk(folder, cpu) if name == "a2a-sdk" else servers.start_js(folder, cpu))
     if server is None:
         return {}, [], [f"{name} did not start"], None
     run = Run(server, args)
     try:
-        await (run.send_only() if send_only else run.run(folder / "workspace" if name == "ours" else None))
+        await (run.send_only(*send_only) if send_only else run.run(folder / "workspace" if name == "ours" else None))
     except Exception as error:  # one server's failure must not lose the others' results
         print(f"  {name}: the run stopped early: {error!r}")
         server.notes.append(f"run stopped early: {error!r}")
@@ -383,9 +404,9 @@ def parse_args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
     parser.add_argument("--only", action="append", choices=["ours", "a2a-sdk", "js"], help="run only this server")
-    parser.add_argument("--phase", choices=["all", "owners"], default="all",
+    parser.add_argument("--phase", choices=["all", "owners", "core"], default="all",
                         help="owners: only the owner-host phase (ours: 1 to 10,000 owners, ListTasks over 100,000 "
-                        "files); all: every phase (default)")
+                        "files); core: every phase but that one; all: every phase (default)")
     parser.add_argument("--duration", type=float, help="seconds per wrk run (default 5, quick 2)")
     parser.add_argument("--connections", type=int, default=8, help="connections / streams in flight (default 8)")
     parser.add_argument("--lone-streams", type=int, help="sequential streams (default 200, quick 50)")
@@ -433,7 +454,7 @@ async def main() -> int:
             results[name], detail, server_notes = await bench_one(name, Path(tmp), args, cpu)
             lag_detail |= detail
             notes += [f"{name}: {note}" for note in server_notes]
-        if "ours" in names or args.phase == "owners":
+        if args.phase == "owners" or ("ours" in names and args.phase == "all"):
             print("\n== ours, owner host (issue 19): owners, start-up, RSS, ListTasks at scale", flush=True)
             folder = Path(tmp) / "owner-host"
             folder.mkdir()
