@@ -5,8 +5,6 @@ the listed owners under a root; `reference-server a2a` lists a workspace's calle
 from __future__ import annotations
 
 import argparse
-import contextlib
-import ctypes
 import gc
 import json
 import logging
@@ -30,6 +28,7 @@ from reference_server.collector import THRESHOLDS, Collector
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
+from reference_server.heap import Trimmer, fix_mmap_threshold
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
@@ -100,37 +99,26 @@ def configure_logging(request_log: str = Settings.request_log) -> None:
 
 def tune_runtime(app: Application) -> None:
     """Call once the app is built, to keep the event loop's pauses short, and the memory of large payloads given
-    back when they are freed (glibc's mmap threshold is kept): what exists then lives as long as the
-    process, so the garbage collector stops walking it; collections are the Collector's while the app runs
-    (collector.py: they wait while the loop is busy), and full ones come ten times less often (each walks every
-    object: with 1,000 runs open that took 50-140 ms, on the loop); and a disk thread hands the GIL back to the
-    loop's thread after 1 ms instead of 5 ms."""
-    _return_large_blocks()
+    back when they are freed (heap.py: a fixed mmap threshold, and a Trimmer while the app runs): what exists then
+    lives as long as the process, so the garbage collector stops walking it; collections are the Collector's while
+    the app runs (collector.py: they wait while the loop is busy), and full ones come ten times less often (each
+    walks every object: with 1,000 runs open that took 50-140 ms, on the loop); and a disk thread hands the GIL back
+    to the loop's thread after 1 ms instead of 5 ms."""
+    fix_mmap_threshold()
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)  # what the collector applies, and CPython's own once it stops
     sys.setswitchinterval(0.001)
     collector = Collector()
+    trimmer = Trimmer()
 
     @app.lifespan
-    async def collect_when_there_is_room():  # type: ignore[no-untyped-def]
+    async def collect_and_trim_when_there_is_room():  # type: ignore[no-untyped-def]
         collector.start()
+        trimmer.start()
         yield
+        trimmer.stop()
         collector.stop()
-
-
-# glibc's mallopt parameter: blocks this large or larger are mmapped, and given back to the kernel when freed
-_M_MMAP_THRESHOLD = -3
-MMAP_THRESHOLD_BYTES = 128 * 1024
-
-
-def _return_large_blocks() -> None:
-    """Keep glibc's threshold for mmapped blocks where it starts (128 KiB), instead of letting it rise to 32 MiB as
-    large blocks are freed: the texts of large messages, their JSON and their SSE frames are then given back when
-    freed, rather than left in the heap (measured: 20 streams of a 4 MB echo left +303 MB of RSS after they ended,
-    and +173 MB with the threshold kept, which is about the session pool's bytes). Not glibc: nothing to do."""
-    with contextlib.suppress(OSError, AttributeError):  # no mallopt (musl, macOS, Windows): nothing to do
-        ctypes.CDLL(None).mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD_BYTES)  # the process's own libc
 
 
 Workspaces = Callable[[], Sequence[Workspace]]

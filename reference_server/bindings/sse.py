@@ -28,8 +28,8 @@ Frame = Callable[[Any], Any]
 ErrorFrame = Callable[[A2AError], Any]
 
 
-PIECE_CHARS = 128 * 1024  # a larger event is encoded and written in pieces of this many characters (at least the
-# C library's mmap threshold, cli.MMAP_THRESHOLD_BYTES: each piece then leaves RSS when it is freed)
+PIECE_CHARS = 128 * 1024  # a larger event is encoded and written in pieces of this many characters (heap blocks:
+# once freed, heap.Trimmer gives their pages back)
 
 
 def framed(payload: Any, prefix: bytes = b"data: ") -> list[bytes]:
