@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import gc
 import json
-import logging
 import os
 import secrets
 import shutil
@@ -19,10 +18,9 @@ from pathlib import Path
 import uvicorn
 from blacksheep import Application
 
-from reference_server import admin
+from reference_server import admin, console
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
-from reference_server.bindings import requestlog
 from reference_server.changes import notifications_for
 from reference_server.collector import THRESHOLDS, Collector
 from reference_server.domain.callers import Workspace, read_callers
@@ -91,10 +89,8 @@ def banner(settings: Settings, workspace: Path, key: str | None) -> str:
 
 
 def configure_logging(request_log: str = Settings.request_log) -> None:
-    """The server's log: INFO and up on stderr (the design's task-end line is INFO); the request log's lines as text
-    among them, or as bare JSON objects (A2A__RequestLog)."""
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    requestlog.configure(request_log)
+    """The server's console: its log, and the request log's lines among them (console.py)."""
+    console.configure(request_log)
 
 
 def tune_runtime(app: Application) -> None:

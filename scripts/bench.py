@@ -81,13 +81,15 @@ class Run:
             self.results |= {f"{key}_rps": result.rate, f"{key}_p50": result.p50_ms, f"{key}_p99": result.p99_ms}
         return result
 
-    async def send_only(self, key: str, label: str) -> None:
-        """The blocking sends alone, warmed up as in run() (the request log's pairs of runs)."""
+    async def card_and_send_only(self, log: str) -> None:
+        """The public card and the blocking sends alone, warmed up as in run() (the request log's pairs of runs:
+        log is "on" or "off")."""
         if await self.rpc(SEND) is None:
             return
+        await self.loaded(f"card_log_{log}", f"public card GET, request log {log}", servers.CARD, None, {})
         await self.phase("warm_up", lambda: load.load(self.server.port, self.server.rpc_path, self.server.headers,
                                                       SEND, 3 * self.args.duration, self.args.connections))
-        await self.loaded(key, label, self.server.rpc_path, SEND)
+        await self.loaded(f"send_log_{log}", f"blocking SendMessage, request log {log}", self.server.rpc_path, SEND)
 
     async def run(self, workspace: Path | None) -> None:
         first = await self.rpc(SEND)
@@ -240,6 +242,8 @@ ROWS = [  # label, result key, unit
     ("public card GET", "card_rps", "req/s"), ("public card GET p99", "card_p99", "ms"),
     ("blocking SendMessage", "send_rps", "req/s"), ("blocking SendMessage p50", "send_p50", "ms"),
     ("blocking SendMessage p99", "send_p99", "ms"),
+    ("public card GET, request log on (pairs)", "card_log_rps", "req/s"),
+    ("public card GET, request log off (pairs)", "card_nolog_rps", "req/s"),
     ("blocking SendMessage, request log on (pairs)", "send_log_rps", "req/s"),
     ("blocking SendMessage, request log off (pairs)", "send_nolog_rps", "req/s"),
     ("first SSE event, lone, p50", "sse_lone_p50", "ms"), ("first SSE event, lone, p99", "sse_lone_p99", "ms"),
@@ -352,37 +356,41 @@ REQUEST_LOG_PAIRS = 2
 
 async def request_log_pairs(tmp: Path, args: argparse.Namespace, cpu: int | None, notes: list[str]) -> Results:
     """What the request log costs (it is on by default, and writes its lines into the server's log file here as
-    onto a console): the send phase alone on fresh servers alike but for the log, on then off, REQUEST_LOG_PAIRS
-    times; the median rate of each. The machine's drift between two runs is as large as the cost, so one run of
-    each, or a run of the whole bench against one of the send phase, would tell the drift."""
-    rates: dict[str, list[float]] = {"on": [], "off": []}
+    onto a console): the public card (the cheapest answer, where a line weighs most) and the send phase alone, on
+    fresh servers alike but for the log, on then off, REQUEST_LOG_PAIRS times; the median rate of each. The
+    machine's drift between two runs is as large as the cost, so one run of each, or a run of the whole bench
+    against one of the send phase, would tell the drift."""
+    rates: dict[str, list[float]] = {f"{phase}_log_{log}": [] for phase in ("card", "send") for log in ("on", "off")}
     for n in range(REQUEST_LOG_PAIRS):
-        for mode in ("on", "off"):
-            print(f"\n== ours, request log {mode} (the send phase alone, pair {n + 1} of {REQUEST_LOG_PAIRS})",
-                  flush=True)
-            key = f"send_log_{mode}"
-            found, _, found_notes, _ = await measured("ours", tmp / f"ours-log-{mode}-{n}", args, cpu, probed=False,
-                                                      send_only=(key, f"blocking SendMessage, request log {mode}"),
-                                                      flags=("--request-log", "off") if mode == "off" else ())
+        for log in ("on", "off"):
+            print(f"\n== ours, request log {log} (the card and send phases alone, pair {n + 1} of "
+                  f"{REQUEST_LOG_PAIRS})", flush=True)
+            found, _, found_notes, _ = await measured("ours", tmp / f"ours-log-{log}-{n}", args, cpu, probed=False,
+                                                      log_pair=log,
+                                                      flags=("--request-log", "off") if log == "off" else ())
             notes += found_notes
-            if found.get(f"{key}_rps"):
-                rates[mode].append(float(found[f"{key}_rps"]))  # type: ignore[arg-type]
-    if not (rates["on"] and rates["off"]):
-        return {}
-    on, off = statistics.median(rates["on"]), statistics.median(rates["off"])
-    show("request log: send rate on / off", f"{on:.0f} / {off:.0f} req/s, medians of {REQUEST_LOG_PAIRS} "
-         f"({1 - on / off:+.1%} of the rate with it off)")
-    return {"send_log_rps": on, "send_nolog_rps": off}
+            for key, values in rates.items():
+                if found.get(f"{key}_rps"):
+                    values.append(float(found[f"{key}_rps"]))  # type: ignore[arg-type]
+    results: Results = {}
+    for phase in ("card", "send"):
+        on, off = rates[f"{phase}_log_on"], rates[f"{phase}_log_off"]
+        if on and off:
+            on_rate, off_rate = statistics.median(on), statistics.median(off)
+            show(f"request log: {phase} rate on / off", f"{on_rate:.0f} / {off_rate:.0f} req/s, medians of "
+                 f"{REQUEST_LOG_PAIRS} ({1 - on_rate / off_rate:+.1%} of the rate with it off)")
+            results |= {f"{phase}_log_rps": on_rate, f"{phase}_nolog_rps": off_rate}
+    return results
 
 
 async def measured(name: str, folder: Path, args: argparse.Namespace, cpu: int | None, *, probed: bool,
-                   send_only: tuple[str, str] | None = None, flags: tuple[str, ...] = ()
+                   log_pair: str | None = None, flags: tuple[str, ...] = ()
                    ) -> tuple[Results, Phases, list[str], servers.Server | None]:
     """Start the server (ours with flags), run every phase against it (send_only: (key, label) of the send phase
     alone, on a workspace without task files), stop it: its results, its phases, its notes."""
     folder.mkdir()
     if name == "ours":
-        files = 0 if send_only else args.task_files
+        files = 0 if log_pair else args.task_files
         print(f"  writing {files} task files ...", flush=True)
         server = await servers.start_ours(folder, files, cpu, probed=probed, flags=flags)
     else:
@@ -391,7 +399,8 @@ async def measured(name: str, folder: Path, args: argparse.Namespace, cpu: int |
         return {}, [], [f"{name} did not start"], None
     run = Run(server, args)
     try:
-        await (run.send_only(*send_only) if send_only else run.run(folder / "workspace" if name == "ours" else None))
+        await (run.card_and_send_only(log_pair) if log_pair else
+               run.run(folder / "workspace" if name == "ours" else None))
     except Exception as error:  # one server's failure must not lose the others' results
         print(f"  {name}: the run stopped early: {error!r}")
         server.notes.append(f"run stopped early: {error!r}")

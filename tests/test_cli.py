@@ -27,8 +27,8 @@ def free_port() -> int:
 
 
 class Served:
-    def __init__(self, process: subprocess.Popen[str], port: int, banner: str) -> None:
-        self.process, self.port, self.banner = process, port, banner
+    def __init__(self, process: subprocess.Popen[str], port: int, banner: str, log: Path) -> None:
+        self.process, self.port, self.banner, self.log = process, port, banner, log
 
     @property
     def key(self) -> str:
@@ -60,7 +60,7 @@ def serve(tmp_path: Path, *args: str) -> Served:
     while time.monotonic() < deadline and process.poll() is None:
         text = log.read_text()
         if "Application startup complete" in text:
-            return Served(process, port, text)
+            return Served(process, port, text, log)
         time.sleep(0.05)  # polling the log for start-up, with a deadline
     process.kill()
     process.wait(5)
@@ -90,6 +90,33 @@ def test_the_demo_key_fetches_the_extended_card_on_both_bindings(demo: Served) -
                          json={"jsonrpc": "2.0", "id": 1, "method": "GetExtendedAgentCard"})
     assert rest.status_code == 200 and rest.json()["name"] == "Reference demo assistant"
     assert jsonrpc.json()["result"]["name"] == "Reference demo assistant"
+
+
+def test_the_console_has_a_line_per_exchange_among_the_log_lines(demo: Served) -> None:
+    base = f"http://127.0.0.1:{demo.port}"
+    httpx.get(f"{base}/.well-known/agent-card.json")
+    httpx.get(f"{base}/a2a/v1/extendedAgentCard", headers={"X-API-Key": "k_unknown", "A2A-Version": "1.0"})
+    demo.stop()
+    lines = demo.log.read_text().splitlines()
+    stamp = r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}"  # as the other log lines' (logging's default)
+    card = [n for n, line in enumerate(lines) if re.fullmatch(
+        stamp + r" INFO reference_server.requests: card - - caller=\(no key\) status=200 in \d+\.\d ms", line)]
+    refused = [n for n, line in enumerate(lines) if re.fullmatch(
+        stamp + r" INFO reference_server.requests: rest - - caller=\(no key\) status=401 in \d+\.\d ms "
+        r"error=Unauthenticated \(unknown key\)", line)]
+    assert len(card) == 1 and len(refused) == 1 and card[0] < refused[0], lines
+    assert "k_unknown" not in demo.log.read_text()
+
+
+def test_json_request_lines_are_bare_objects_on_the_console(tmp_path: Path) -> None:
+    served = serve(tmp_path, "--request-log", "json")
+    try:
+        httpx.get(f"http://127.0.0.1:{served.port}/.well-known/agent-card.json")
+    finally:
+        served.stop()
+    [line] = [line for line in served.log.read_text().splitlines() if line.startswith("{")]
+    record = json.loads(line)
+    assert (record["binding"], record["status"], record["caller"]) == ("card", 200, None)
 
 
 def _watch(workspace: Path, watch_id: str, token: str) -> None:

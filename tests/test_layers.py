@@ -18,7 +18,8 @@ LAYERS: list[set[str]] = [
     {"reference_server.bindings"},
     {"reference_server.clientcheck"},
     {"reference_server.app", "reference_server.serving"},
-    {"reference_server.cli", "reference_server.admin", "reference_server.__main__", "reference_server.pytest_plugin"},
+    {"reference_server.cli", "reference_server.console", "reference_server.admin", "reference_server.__main__",
+     "reference_server.pytest_plugin"},
 ]
 
 

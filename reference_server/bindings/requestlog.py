@@ -123,7 +123,7 @@ def request_log(mode: str) -> Middleware:
     line = json_line if mode == JSON else text_line
 
     def write(note: Note, status: int) -> None:
-        log.info("%s", line(note, status, (time.perf_counter() - note.started) * 1000))
+        _written(line(note, status, (time.perf_counter() - note.started) * 1000))
 
     async def log_requests(request: Request, handler: Handler) -> Response:
         if not log.isEnabledFor(logging.INFO):
@@ -160,8 +160,23 @@ def _then(generator: Callable[[], AsyncIterable[bytes]], write: Callable[[Note, 
     return body
 
 
+def _to_the_log(line: str) -> None:
+    log.info("%s", line)
+
+
+_written: Callable[[str], None] = _to_the_log
+
+
+def write_to(lines: Callable[[str], None]) -> None:
+    """Hand the finished lines to `lines` instead of making log records of them (console.ConsoleLines: the server's
+    own console, where a record cost ten times the line)."""
+    global _written
+    _written = lines
+
+
 def configure(mode: str) -> None:
-    """JSON lines are written bare, one object per line, without the text log's prefix."""
+    """The lines as records of `reference_server.requests`; JSON lines are written bare, one object per line,
+    without the text log's prefix."""
     if mode != JSON:
         return
     handler = logging.StreamHandler()
