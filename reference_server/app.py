@@ -246,10 +246,10 @@ def _follow_changes(app: Application, notes: Notifications, index: CallerIndex, 
     @app.lifespan
     async def follow():  # type: ignore[no-untyped-def]
         loop = asyncio.get_running_loop()
-        loop.add_reader(notes.fileno(), notes.drain)
+        notes.read_on(loop)
         await index.start()
         yield
-        loop.remove_reader(notes.fileno())
+        notes.stop_reading_on(loop)
         index.close()
         stores.close()
 

@@ -15,6 +15,7 @@ event; the watches then follow the names again. Two limits of the kernel are nev
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import os
@@ -90,6 +91,7 @@ class Notifications:
         self._pending: dict[Hashable, Changes] = {}
         self._blind: dict[Hashable, set[str]] = {}
         self._refusal_said = False
+        self._loop_threads: set[int] = set()  # the threads of the event loops that read the queue (read_on)
 
     def fileno(self) -> int:
         return self._kernel.fd
@@ -176,16 +178,34 @@ class Notifications:
     # --- what changed ---
 
     def changes(self, who: Hashable) -> Changes:
-        """What changed for `who` since it last asked: the kernel's queue is read first (never blocking)."""
+        """What changed for `who` since it last asked: the kernel's queue is read first (never blocking), unless
+        the asking thread runs an event loop that reads it (read_on)."""
         with self._lock:
-            self._drain()
+            if threading.get_ident() not in self._loop_threads:
+                self._drain()
             return self._pending.pop(who, None) or Changes()
 
     def drain(self) -> None:
-        """Read the kernel's queue into each follower's changes (the event loop calls this when the queue has some,
-        so that it never fills up between two asks)."""
+        """Read the kernel's queue into each follower's changes."""
         with self._lock:
             self._drain()
+
+    def read_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Call on the loop's thread: the loop drains the queue as soon as it has events (its reader), so that it
+        never fills up between two asks, and a follower asking from that thread needs no read of its own. The
+        promise holds: the poll that sees a request's first bytes sees the notifications queued before them, and
+        runs their reader before the request's task takes its first step (asyncio schedules that step after the
+        callbacks of the poll that made the task). A read of its own was a system call on every request, and each
+        let a disk thread take the GIL from the loop: GetTask lost about a tenth of its rate."""
+        loop.add_reader(self.fileno(), self.drain)
+        with self._lock:
+            self._loop_threads.add(threading.get_ident())
+
+    def stop_reading_on(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Call on the loop's thread: the loop no longer reads the queue; its thread reads it when it asks."""
+        loop.remove_reader(self.fileno())
+        with self._lock:
+            self._loop_threads.discard(threading.get_ident())
 
     def close(self) -> None:
         with self._lock:

@@ -378,7 +378,7 @@ async def request_log_pairs(tmp: Path, args: argparse.Namespace, cpu: int | None
         if on and off:
             on_rate, off_rate = statistics.median(on), statistics.median(off)
             show(f"request log: {phase} rate on / off", f"{on_rate:.0f} / {off_rate:.0f} req/s, medians of "
-                 f"{REQUEST_LOG_PAIRS} ({1 - on_rate / off_rate:+.1%} of the rate with it off)")
+                 f"{REQUEST_LOG_PAIRS}: the log costs {1 - on_rate / off_rate:.1%} of the rate")
             results |= {f"{phase}_log_rps": on_rate, f"{phase}_nolog_rps": off_rate}
     return results
 

@@ -3,10 +3,12 @@ kernel refuses, or a queue overflow, is never silent."""
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
@@ -153,6 +155,49 @@ def test_each_follower_gets_its_own_changes(tmp_path: Path, notes: Notifications
     notes.drain()  # read by the event loop meanwhile: kept for each follower
     assert told(notes, "one") == {str(alice)}
     assert told(notes, "two") == {str(bob)}
+
+
+def test_a_loop_that_reads_the_queue_tells_its_own_thread_before_a_request_takes_its_step(
+        tmp_path: Path, notes: Notifications) -> None:
+    path = callers_of(tmp_path)
+    write(path, "[]")
+    notes.follow("index", path, tmp_path)
+
+    async def edited_then_requested() -> tuple[set[str], set[str], set[str]]:
+        loop = asyncio.get_running_loop()
+        notes.read_on(loop)
+        server, client = socket.socketpair()
+        asked: asyncio.Future[set[str]] = loop.create_future()
+        tasks: list[asyncio.Task[None]] = []
+
+        async def request() -> None:  # as a server's request: a task made when its bytes are read
+            asked.set_result(told(notes, "index"))
+
+        def bytes_arrived() -> None:
+            server.recv(1)
+            tasks.append(loop.create_task(request()))
+
+        loop.add_reader(server.fileno(), bytes_arrived)
+        try:
+            write(path, "[1]")  # the edit has returned: its notification is queued
+            unread = told(notes, "index")  # the loop's thread does not read the queue itself
+            client.send(b"x")  # then the request is sent
+            seen = await asyncio.wait_for(asked, 10)
+            write(path, "[2]")
+            other_thread = await asyncio.to_thread(told, notes, "index")  # any other thread reads it itself
+        finally:
+            loop.remove_reader(server.fileno())
+            server.close()
+            client.close()
+            notes.stop_reading_on(loop)
+        return unread, seen, other_thread
+
+    unread, seen, other_thread = asyncio.run(edited_then_requested())
+    assert unread == set()
+    assert seen == {str(path)}
+    assert other_thread == {str(path)}
+    write(path, "[3]")
+    assert told(notes, "index") == {str(path)}  # the loop has stopped reading: its thread reads again
 
 
 def test_unfollowing_lets_the_watches_go(tmp_path: Path) -> None:

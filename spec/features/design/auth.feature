@@ -97,7 +97,7 @@ Feature: Callers authenticate with a key from the agent's owner
 
   Scenario Outline: An edit of callers.json applies to the request sent as it returns
     # design README, "Reading files on every request": the kernel queues a notification when a write completes and
-    # the server reads that queue before each lookup (or, by stat, checks each file); 20 rounds leave luck no room
+    # the server has read that queue before each lookup (or, by stat, checks each file); 20 rounds leave luck no room
     Given the server learns of file changes by <means>
     When the owner <edit> and undoes it, 20 times, with a fetch of the extended agent card as each edit returns
     Then every fetch after the edit <after>, and every fetch after the undo <undone>
