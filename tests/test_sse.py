@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -72,6 +73,16 @@ def test_a_large_event_is_framed_in_pieces_that_join_into_the_whole_event() -> N
     assert joined == sse.data_event(payload) and joined.startswith(b"data: ") and joined.endswith(b"\n\n")
     assert json.loads(joined[len(b"data: "):-2]) == payload
     assert sse.framed({"e": 1}) == [b'data: {"e":1}\n\n']
+
+
+def test_an_event_is_one_line_by_the_sse_rules_whatever_its_text_holds() -> None:
+    # SSE ends a line at CRLF, LF or CR only; JSON escapes those in a string, and keeps U+0085, U+2028, U+2029 as
+    # they are (str.splitlines() would cut there: a client that splits so is wrong, and this server shows it)
+    payload = {"text": "a\r\nb\rc\nd\x85e\u2028f\u2029g"}
+    event = sse.data_event(payload).decode("utf-8")
+    lines = re.split(r"\r\n|\r|\n", event)
+    assert lines == ["data: " + json.dumps(payload, ensure_ascii=False, separators=(",", ":")), "", ""]
+    assert json.loads(lines[0][len("data: "):]) == payload
 
 
 class FakeOutlet:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from collections.abc import Iterator
 
@@ -69,7 +70,9 @@ def check(request: FuzzRequest, answer: RawAnswer) -> None:
     assert answer.status < 500, f"{answer.status} for {request}: {answer.body[:500]!r}"
     content_type = answer.headers.get("content-type", "")
     if content_type.startswith("text/event-stream"):
-        for line in answer.body.decode("utf-8").splitlines():
+        # the SSE spec's line ends only (CRLF, LF, CR): a JSON string holds U+0085 or U+2028 as it is, and
+        # str.splitlines() would cut the data line there
+        for line in re.split(r"\r\n|\r|\n", answer.body.decode("utf-8")):
             if line.startswith("data:"):
                 strict_json(line[5:].encode())
         return
