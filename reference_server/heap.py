@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import contextlib
 import ctypes
+import functools
 import threading
 from collections.abc import Callable
 
@@ -34,11 +35,13 @@ class _MallInfo2(ctypes.Structure):
         "arena", "ordblks", "smblks", "hblks", "hblkhd", "usmblks", "fsmblks", "uordblks", "fordblks", "keepcost")]
 
 
+@functools.cache
 def _libc() -> ctypes.CDLL | None:
-    """The process's own C library, if it is glibc (the functions below are glibc's)."""
+    """The process's own C library, if it is glibc (the functions below are glibc's); looked up once."""
     with contextlib.suppress(OSError):
         libc = ctypes.CDLL(None)
         if all(hasattr(libc, name) for name in ("mallopt", "malloc_trim", "mallinfo2")):
+            libc.mallinfo2.restype = _MallInfo2
             return libc
     return None
 
@@ -55,10 +58,7 @@ def fix_mmap_threshold(threshold: int = MMAP_THRESHOLD_BYTES) -> bool:
 def free_heap_bytes() -> int:
     """Bytes the heap holds free (glibc's mallinfo2 `fordblks`), which malloc_trim can give back."""
     libc = _libc()
-    if libc is None:
-        return 0
-    libc.mallinfo2.restype = _MallInfo2
-    return int(libc.mallinfo2().fordblks)
+    return 0 if libc is None else int(libc.mallinfo2().fordblks)
 
 
 def trim_heap() -> None:
