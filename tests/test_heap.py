@@ -63,7 +63,7 @@ def test_glibc_gives_back_what_the_heap_holds_free() -> None:
     rss = _rss_kib()
     heap.trim_heap()
     assert _rss_kib() < rss - 20 * 1024  # at least 20 MB of the 40 MB free went back to the kernel
-    assert len(kept) == 200
+    del kept  # alive until here: the trim could not take their pages
 
 
 def _rss_kib() -> int:

@@ -60,11 +60,13 @@ class Reads:
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.paths: list[str] = []
         self.threads: set[str] = set()
+        self.begun = threading.Event()  # the first file is being read
         real = CallerIndex._read
 
         def counted(index: CallerIndex, path: str, known: Any) -> None:
             self.paths.append(Path(path).parts[-4])
             self.threads.add(threading.current_thread().name)
+            self.begun.set()
             real(index, path, known)
 
         monkeypatch.setattr(CallerIndex, "_read", counted)
@@ -189,7 +191,7 @@ def test_a_big_refresh_runs_on_a_disk_thread_and_outlives_a_request_that_left(
 
     async def leave_then_ask() -> list[str]:
         first = asyncio.ensure_future(index.find("k_1"))
-        await asyncio.sleep(0)  # it has started the refresh on a disk thread
+        assert await asyncio.to_thread(reads.begun.wait, 10)  # its refresh is reading, on a disk thread
         first.cancel()
         return [caller.name for caller in await index.find("k_1")]
 

@@ -98,7 +98,7 @@ def _(world: Any) -> None:
     assert interfaces, "the card declares no interface"
     for interface in interfaces:
         url = urlsplit(interface.get("url", ""))
-        assert url.scheme in ("http", "https", "grpc", "grpcs") or url.netloc or interface.get("url"), interface
+        assert url.scheme in ("http", "https", "grpc", "grpcs") and url.netloc, f"not an absolute URL: {interface}"
         assert KNOWN_BINDINGS.match(interface.get("protocolBinding", "")), interface
         assert VERSION.match(interface.get("protocolVersion", "")), f"not Major.Minor: {interface}"
 

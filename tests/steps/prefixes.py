@@ -15,7 +15,7 @@ from pytest_bdd import given, parsers, then, when
 from support.target import TARGET_KEY, TARGET_OTHER_KEY
 
 from steps.common import add_workspace, new_key, reply_of, workspace_of, write_json
-from steps.tasks import STATE, STATES, as_caller, cancel_task, send, task_id, the_task
+from steps.tasks import STATES, as_caller, cancel_task, send, task_id, the_task
 
 OTHER = "other-bot"  # the second caller of the portable scenarios about what a caller may see
 PREFIX = r'"(?P<prefix>[^"]+)"'
@@ -171,12 +171,6 @@ def _(world: Any) -> None:
 def _(world: Any, task: str) -> None:
     world.stream = None
     world.reply = world.client().call("CancelTask", {"id": task})
-
-
-@given(parsers.re(rf"the task is {STATE}$"))
-def _(world: Any, state: str) -> None:
-    task = the_task(world)
-    assert task["status"]["state"] == STATES[state], f"the task is {task['status']}, not {state}"
 
 
 # --- what the answer is ---

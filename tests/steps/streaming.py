@@ -216,11 +216,17 @@ def subscriber_streams(world: Any) -> list[StreamReply]:
     return streams
 
 
+def follow(world: Any, count: int) -> list[Subscriber]:
+    """`count` subscribers of the task, each having its first event (so each follows the task from here on)."""
+    world.notes["subscribers"] = [start_subscriber(world) for _ in range(count)]
+    for subscriber in subscribers(world):
+        subscriber.wait_until("first event", bool)
+    return subscribers(world)
+
+
 @when("two subscribers follow the task at once")
 def _(world: Any) -> None:
-    world.notes["subscribers"] = [start_subscriber(world) for _ in range(2)]
-    for subscriber in subscribers(world):
-        subscriber.wait_until("first event", bool)  # both are following the task from here on
+    follow(world, 2)
 
 
 @when(parsers.re(rf"the subscribers see the task {STATE}$"))

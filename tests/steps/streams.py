@@ -10,7 +10,7 @@ from pytest_bdd import given, parsers, then, when
 from support.schemas import assert_valid
 
 from steps.prefixes import TERMINAL, prefixed
-from steps.streaming import Subscriber, events, kind, open_stream, start_subscriber, subscribers
+from steps.streaming import events, follow, kind, open_stream, subscribers
 from steps.tasks import STATE, STATES
 
 # the lifecycle's order: a stream's states may stay or move on, never go back (§3.5.2); the terminal ones are last
@@ -95,14 +95,6 @@ def _(world: Any) -> None:
 
 
 # --- SubscribeToTask ---
-
-
-def follow(world: Any, count: int) -> list[Subscriber]:
-    """`count` subscribers of the task, each having its first event (so each follows the task from here on)."""
-    world.notes["subscribers"] = [start_subscriber(world) for _ in range(count)]
-    for subscriber in subscribers(world):
-        subscriber.wait_until("first event", bool)
-    return subscribers(world)
 
 
 @given("a subscriber follows the task")

@@ -249,10 +249,11 @@ def _(world: Any, name: str, text: str) -> None:
 # --- what the task says ---
 
 
+@given(parsers.re(rf"the task is {STATE}$"))
 @then(parsers.re(rf"the task is {STATE}$"))
 def _(world: Any, state: str) -> None:
     task = the_task(world)
-    assert task["status"]["state"] == STATES[state], f"{task['status']}"
+    assert task["status"]["state"] == STATES[state], f"the task is {task['status']}, not {state}"
 
 
 @then(parsers.re(rf"the task becomes {STATE}$"))
