@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from reference_server.domain.callers import Workspace, check_callers, masked_key
-from reference_server.domain.owners import OwnersFile, owner_workspace
+from reference_server.domain.owners import owner_workspace, parse_owners
 from reference_server.domain.task_store import StoredTask, is_task_id
 from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
 from reference_server.wire.task_file import TaskFileCodec
@@ -195,8 +195,12 @@ def listed_owners(host: Settings) -> tuple[str, tuple[str, ...]] | None:
     """Where the host's owners are listed, and who they are now (None: the owners file cannot be read)."""
     if host.owners_file is None:
         return "A2A__Owners", host.owners
-    path = host.owners_file.expanduser().resolve()
-    return (f"the owners file {path}", OwnersFile(path, None)()) if path.is_file() else None
+    path = host.owners_file.resolve()  # the settings have expanded a leading ~
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return None
+    return f"the owners file {path}", parse_owners(path, data)[0]
 
 
 def main(argv: Sequence[str], *, default_workspace: Callable[[], Path], env: Mapping[str, str] | None = None,

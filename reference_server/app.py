@@ -257,7 +257,8 @@ def _follow_changes(app: Application, notes: Notifications, index: CallerIndex, 
 def _swept_on_first_use() -> Callable[[Caller], Awaitable[None]]:
     """Before a workspace's first request, the temp files that interrupted writes left in its tasks/ and the
     unfinished downloads in its inbox/ are removed (on a disk thread): only then, so that a host of many owners reads
-    nothing of an owner at start, and before this process writes anything there."""
+    nothing of an owner's folders at start (the caller index reads its callers.json, nothing else), and before this
+    process writes anything there."""
     swept: dict[Path, asyncio.Future[None] | None] = {}  # None: done
 
     def sweep(workspace: Workspace) -> None:

@@ -100,20 +100,21 @@ def tune_runtime(app: Application) -> None:
     the app runs (collector.py: they wait while the loop is busy), and full ones come ten times less often (each
     walks every object: with 1,000 runs open that took 50-140 ms, on the loop); and a disk thread hands the GIL back
     to the loop's thread after 1 ms instead of 5 ms."""
-    fix_mmap_threshold()
+    trimmer = Trimmer() if fix_mmap_threshold() else None  # glibc: the heap can give freed pages back
     gc.collect()
     gc.freeze()
     gc.set_threshold(*THRESHOLDS)  # what the collector applies, and CPython's own once it stops
     sys.setswitchinterval(0.001)
     collector = Collector()
-    trimmer = Trimmer()
 
     @app.lifespan
     async def collect_and_trim_when_there_is_room():  # type: ignore[no-untyped-def]
         collector.start()
-        trimmer.start()
+        if trimmer is not None:
+            trimmer.start()
         yield
-        trimmer.stop()
+        if trimmer is not None:
+            trimmer.stop()
         collector.stop()
 
 

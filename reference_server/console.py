@@ -52,9 +52,9 @@ class ConsoleLines:
         self._prefix = f" {logging.getLevelName(logging.INFO)} {requestlog.log.name}: " if prefixed else None
 
     def __call__(self, line: str) -> None:
-        if self._prefix is not None:
-            line = self._formatter.stamp(time.time()) + self._prefix + line
         with self._handler.lock:  # type: ignore[union-attr]  # created with the handler
+            if self._prefix is not None:  # the formatter's cached second is shared with the records of other threads
+                line = self._formatter.stamp(time.time()) + self._prefix + line
             stream = self._handler.stream
             stream.write(line + "\n")
             stream.flush()

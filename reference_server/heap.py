@@ -69,8 +69,11 @@ def trim_heap() -> None:
 
 class Trimmer:
     """Gives the heap's free pages back every `interval` seconds while it runs, when there are more than `slack`
-    bytes of them. A thread of its own, so that the event loop never waits for a trim: giving back 190 MB took
-    12-18 ms here, and a trim with nothing left to give back (the pages free but already returned) under 1 ms."""
+    bytes of them, on a thread of its own: giving back 190 MB took 12-18 ms here, and a trim with nothing left to
+    give back (the pages free but already returned) under 1 ms. The GIL is let go meanwhile, but glibc locks each
+    arena while it trims or counts, so the loop's thread waits if it asks the C library for memory then (small
+    objects come from Python's own allocator, which does not ask it). Start it only where the C library is glibc
+    (fix_mmap_threshold says)."""
 
     def __init__(self, *, interval: float = TRIM_INTERVAL_SECONDS, slack: int = TRIM_SLACK_BYTES,
                  free_bytes: Callable[[], int] = free_heap_bytes, trim: Callable[[], None] = trim_heap) -> None:
@@ -89,8 +92,6 @@ class Trimmer:
         return True
 
     def start(self) -> None:
-        if _libc() is None and self._free_bytes is free_heap_bytes:
-            return  # not glibc: nothing to give back this way
         self._stopped.clear()
         self._thread = threading.Thread(target=self._run, name="heap-trimmer", daemon=True)
         self._thread.start()

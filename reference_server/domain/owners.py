@@ -108,10 +108,6 @@ class OwnersFile:
                 self._read()
             return self._owners
 
-    def close(self) -> None:
-        if self._notes is not None:
-            self._notes.unfollow(self, self.path)
-
     def _read(self) -> None:
         self._linked = self.path.is_symlink()
         try:
