@@ -13,7 +13,6 @@ import functools
 import json
 import logging
 import re
-import threading
 import time
 from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -58,28 +57,13 @@ class Recorder:
         self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recorder")
         self._callers: dict[str | None, checks.CallerState] = {}  # only the recorder thread touches it
         self._last: Future[None] | None = None
-        # exchanges whose client has its whole answer but which are not submitted yet: the app submits one just
-        # after the answer's last bytes leave, so a client can ask for a flush before its last exchange is submitted
-        self._answered = 0
-        self._submitted = threading.Condition()
 
-    def answered(self) -> None:
-        """An answer's last bytes are about to leave: its exchange will be submitted (submit(..., answered=True))."""
-        with self._submitted:
-            self._answered += 1
-
-    def submit(self, exchange: Exchange | Callable[[], Exchange], *, answered: bool = False) -> None:
-        """Record an exchange, or the exchange a function makes (on the recorder thread, off the event loop).
-        answered: its answer was announced by answered()."""
+    def submit(self, exchange: Exchange | Callable[[], Exchange]) -> None:
+        """Record an exchange, or the exchange a function makes (on the recorder thread, off the event loop)."""
         try:
             self._thread.submit(self._record, exchange)
         except RuntimeError:  # closed: the server is stopping and its last exchanges are already on disk
             log.warning("an exchange ended after the recorder closed; it is not recorded")
-        finally:
-            if answered:
-                with self._submitted:
-                    self._answered -= 1
-                    self._submitted.notify_all()
 
     def close(self) -> None:
         """Wait until every exchange submitted so far is on disk (called when the server stops)."""
@@ -92,8 +76,6 @@ class Recorder:
 
     def flush(self) -> None:
         """Wait until every exchange answered so far is on disk, and keep recording."""
-        with self._submitted:
-            self._submitted.wait_for(lambda: self._answered == 0, CLOSE_TIMEOUT_SECONDS)
         self._thread.submit(lambda: None).result()
         if self._last is not None:
             self._last.result(CLOSE_TIMEOUT_SECONDS)
@@ -249,23 +231,26 @@ class RecordingApplication(Application):
                 capture.body.append(message.get("body", b""))
             return message
 
+        def submit() -> None:
+            capture.submitted = True
+            # the bodies are joined and decoded on the recorder thread; the caller and the fault are read now
+            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope), scope.get(FAULT_KEY)))
+
         async def sending(message: Message) -> None:
             if message["type"] == "http.response.start":
                 capture.status = message["status"]
                 capture.headers = message.get("headers", [])
             elif message["type"] == "http.response.body":
                 capture.response.append(message.get("body", b""))
-                if not message.get("more_body", False) and not capture.answered:
-                    capture.answered = True
-                    self.recorder.answered()  # before the client can have the answer's end
+                if not message.get("more_body", False) and not capture.submitted:
+                    submit()  # before the client can have the answer's end: a flush it asks for then finds it
             await send(message)
 
         try:
             await super().__call__(scope, receiving, sending)  # type: ignore[no-untyped-call]
         finally:
-            # the bodies are joined and decoded on the recorder thread; the caller and the fault are read now
-            self.recorder.submit(functools.partial(capture.exchange, scope, caller_name(scope), scope.get(FAULT_KEY)),
-                                 answered=capture.answered)
+            if not capture.submitted:  # an answer that never ended (a cut stream, a client gone)
+                submit()
 
 
 class _Capture:
@@ -275,7 +260,7 @@ class _Capture:
         self.status: int | None = None
         self.headers: list[tuple[bytes, bytes]] = []
         self.response: list[bytes] = []
-        self.answered = False  # the answer's last bytes were handed on
+        self.submitted = False  # handed to the recorder (with the answer's last bytes, or once the answer was over)
 
     def exchange(self, scope: Scope, caller: str | None, fault: dict[str, Any] | None) -> Exchange:
         def decoded(pairs: Any) -> tuple[tuple[str, str], ...]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -111,21 +111,31 @@ def test_one_file_per_caller_and_one_for_the_unauthenticated(tmp_path: Path) -> 
     assert json.loads(lines["_unauthenticated.jsonl"][0])["caller"] is None
 
 
-def test_a_flush_waits_for_an_exchange_answered_but_not_yet_submitted(tmp_path: Path) -> None:
-    """The app submits an exchange just after its answer's last bytes leave, so a client can ask for a flush (to
-    build its report) before its last exchange is submitted: the flush waits for it."""
-    recorder = Recorder(tmp_path)
-    body = {"jsonrpc": "2.0", "id": "r", "method": "GetTask", "params": {"id": "t-1"}}
-    recorder.answered()  # the answer's end is leaving
-    flushed = threading.Thread(target=recorder.flush)
-    flushed.start()
-    flushed.join(0.3)
-    waited = flushed.is_alive()
-    recorder.submit(exchange(body), answered=True)
-    flushed.join(10)
-    assert waited and not flushed.is_alive()
-    assert len((tmp_path / "desk--c.jsonl").read_text().splitlines()) == 1  # on disk once the flush returned
-    recorder.close()
+def test_an_exchange_is_recorded_before_its_answer_ends(tmp_path: Path) -> None:
+    """A client can ask for its report (a flush) as soon as it has its last answer: that answer's exchange was
+    handed to the recorder before the answer's last bytes were."""
+    app = create_app(Settings(record=tmp_path), lambda: [])
+    on_disk_at_the_end: list[int] = []
+
+    async def call() -> None:
+        async def receive() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, Any]) -> None:
+            if message["type"] == "http.response.body" and not message.get("more_body", False):
+                app.recorder.flush()
+                on_disk_at_the_end.append(len((tmp_path / "_unauthenticated.jsonl").read_text().splitlines()))
+
+        await app.start()
+        scope = {"type": "http", "method": "GET", "path": "/a2a/v1/tasks", "raw_path": b"/a2a/v1/tasks",
+                 "query_string": b"", "headers": [(b"host", b"localhost")], "scheme": "http",
+                 "server": ("127.0.0.1", 80), "client": ("127.0.0.1", 1), "http_version": "1.1", "root_path": ""}
+        await app(scope, receive, send)
+        await app.stop()
+
+    asyncio.run(call())
+    app.recorder.close()
+    assert on_disk_at_the_end == [1]
 
 
 def test_the_message_ids_are_remembered_per_caller(tmp_path: Path) -> None:
