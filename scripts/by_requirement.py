@@ -1,9 +1,14 @@
 """Results by requirement: the scenario results of a conformance run gathered under the requirement ids they are
 tagged with (spec/requirements.toml), one verdict per protocol, for the console, reports/conformance.json and the
-living page. A failed MUST fails the run; a failed SHOULD is a warning, a failed MAY information."""
+living page. A failed MUST fails the run; a failed SHOULD is a warning, a failed MAY information.
+
+What the answers broke of their schemas is recorded beside the scenarios (tests/support/client.py Seen) and counts
+once, under the requirement its rule belongs to (tests/support/schemas.py Violation.requirement), each distinct
+violation listed once with where it was seen first; it does not fail the scenario that happened to see it."""
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
@@ -17,6 +22,7 @@ PROTOCOL_NAMES = {"jsonrpc-1.0": "JSON-RPC 1.0", "rest-1.0": "HTTP+JSON 1.0", "j
 # what a failure means at each level
 CONSEQUENCE = {"must": "failure", "should": "warning", "may": "information"}
 PASS, FAIL, NOT_APPLICABLE = "pass", "fail", "n/a"
+NOT_OFFERED = "not offered: "  # the reason of a result on a protocol the server does not offer: no result at all
 
 
 @dataclass
@@ -26,6 +32,8 @@ class Failure:
     protocol: str
     step: str
     message: str
+    exchange: str = ""  # the exchange the failure is about, as the report shows it
+    seen: int = 1  # a violation of an answer's schema: how many answers showed it
 
 
 @dataclass
@@ -60,13 +68,47 @@ def word(results: list[dict[str, Any]]) -> str:
     return PASS if "passed" in outcomes else NOT_APPLICABLE
 
 
+WHERE = re.compile(r"\[\d+\]")
+
+
+def violation_failures(results: list[dict[str, Any]]) -> dict[str, dict[str, list[Failure]]]:
+    """requirement -> protocol -> each distinct violation of an answer's schema (the same rule broken at the same
+    place of the same kind of answer), with the first exchange that showed it and how many did."""
+    found: dict[str, dict[str, list[Failure]]] = defaultdict(lambda: defaultdict(list))
+    first: dict[tuple[str, ...], Failure] = {}
+    for result in results:
+        for violation in result.get("violations") or []:
+            key = (violation["requirement"], result["protocol"], violation["operation"], violation["schema"],
+                   WHERE.sub("[*]", violation["path"]), violation["rule"])
+            if key in first:
+                first[key].seen += 1
+                continue
+            failure = Failure(result["scenario"], result["feature"], result["protocol"],
+                              f"the answer to {violation['operation']}", f"{violation['path']}: {violation['says']}",
+                              violation.get("exchange", ""))
+            first[key] = failure
+            found[violation["requirement"]][result["protocol"]].append(failure)
+    return found
+
+
+def checked_answers(results: list[dict[str, Any]]) -> dict[str, int]:
+    """protocol -> how many answers were checked against their schemas."""
+    counted: dict[str, int] = defaultdict(int)
+    for result in results:
+        counted[result["protocol"]] += int(result.get("answers") or 0)
+    return counted
+
+
 def verdicts(results: list[dict[str, Any]], catalogue: Catalogue) -> list[Verdict]:
     """A verdict for every requirement of the catalogue, in its order."""
     tagged: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    results = [r for r in results if not str(r.get("message", "")).startswith(NOT_OFFERED)]
     for result in results:
         for tag in result["tags"]:
             if tag in catalogue.requirements:
                 tagged[tag].append(result)
+    broken = violation_failures(results)
+    answers = checked_answers(results)
     found = []
     for requirement in catalogue.requirements.values():
         verdict = Verdict(requirement)
@@ -81,9 +123,17 @@ def verdicts(results: list[dict[str, Any]], catalogue: Catalogue) -> list[Verdic
         for result in tagged[requirement.id]:
             if result["outcome"] == "failed":
                 verdict.failures.append(Failure(result["scenario"], result["feature"], result["protocol"],
-                                                result.get("step", ""), result.get("message", "")))
+                                                result.get("step", ""), result.get("message", ""),
+                                                result.get("exchange", "")))
             elif result["outcome"] == "skipped" and result.get("message"):
                 verdict.reasons.append(result["message"])
+        if requirement.from_answers:  # proven by every answer checked, not by a scenario of its own
+            for protocol, count in answers.items():
+                if count:
+                    verdict.outcomes.setdefault(protocol, PASS)
+        for protocol, failures in broken.get(requirement.id, {}).items():
+            verdict.outcomes[protocol] = FAIL
+            verdict.failures += failures
         found.append(verdict)
     return found
 

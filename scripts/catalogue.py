@@ -32,6 +32,9 @@ class Requirement:
     not_applicable: str | None = None  # why no scenario can prove it: a row of docs/conformance.md
     tck_level: str | None = None  # the TCK's level, when it is not the spec's
     note: str | None = None
+    quote: str | None = None  # the sentence of A2A v1.0.1 it tests
+    acts: tuple[str, ...] = ()  # the ACTS tests that test the same thing (matched by meaning, not by id)
+    from_answers: bool = False  # proven by checking every answer, not by a scenario of its own
 
     @property
     def from_tck(self) -> bool:
@@ -93,7 +96,8 @@ def load(path: Path = CATALOGUE) -> Catalogue:
         requirement = Requirement(
             id=entry["id"], level=entry["level"], section=entry["section"], says=entry["says"],
             checklist=tuple(entry.get("checklist", ())), not_applicable=entry.get("not_applicable"),
-            tck_level=entry.get("tck_level"), note=entry.get("note"))
+            tck_level=entry.get("tck_level"), note=entry.get("note"), quote=entry.get("quote"),
+            acts=tuple(entry.get("acts", ())), from_answers=bool(entry.get("from_answers", False)))
         if requirement.id in requirements:
             raise ValueError(f"{path.name}: {requirement.id} is listed twice")
         if requirement.level not in SPEC_LEVELS:

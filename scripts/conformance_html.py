@@ -141,9 +141,16 @@ th{background:#eef1f4}
 pre{background:#0f1720;color:#e6edf3;padding:.6rem .8rem;border-radius:4px;overflow:auto;max-height:30rem}
 details{margin:.4rem 0}summary{cursor:pointer;color:#0b5cad}
 nav ul{columns:2;padding-left:1.2rem}
-.requirements td:nth-child(3){min-width:22rem}.requirements td{text-align:left}
+.requirements td{text-align:left}
 .details{margin:.2rem 0;padding-left:1rem}.details .failure{color:#8a1c1c}
 .tag.level{background:#dde8f7;border:1px solid #8fb0de}
+.server{background:#fff;border:1px solid #d5dae1;border-left:5px solid #0b5cad;padding:.6rem .9rem;border-radius:4px}
+.exchange{white-space:pre-wrap;word-break:break-word;max-height:14rem;font-size:12px;margin:.3rem 0}
+.reason{white-space:pre-line}.quote{font-style:italic;color:#445}
+.requirements{table-layout:fixed;width:100%}.requirements td,.requirements th{overflow-wrap:anywhere}
+.requirements td:nth-child(1){width:9.5rem}.requirements td:nth-child(2){width:4rem}
+.requirements td.pass,.requirements td.fail,.requirements td.skip,.requirements td.none{width:5.2rem;min-width:0}
+.results.summary td{min-width:0}
 """
 
 
@@ -211,6 +218,8 @@ class Page:
     snapshot_dir: Path
     target: str | None = None
     generated: str = ""
+    description: str | None = None  # what discovery found the target speaks (tests/support/target.py)
+    offered: set[str] | None = None  # the protocols the target's card offers; None: this server, all of them
 
 
 def render(page: Page) -> str:
@@ -225,10 +234,13 @@ def render(page: Page) -> str:
                if any(outcome(rs) == "fail" for rs in by_scenario[f.file, s.name].values())]
     count = sum(len(f.scenarios) for f in page.features)
 
+    title = (f"A2A conformance of {page.target}" if page.target
+             else "A2A reference server: living documentation")
     out = [f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
-           f"<title>A2A reference server: living documentation</title><style>{CSS}</style></head><body><main>"
-           "<h1>A2A reference server: living documentation</h1>"
+           f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>"
+           f"<h1>{escape(title)}</h1>"
+           + (f'<p class="server">{escape(page.description)}</p>' if page.description else "") +
            f'<p class="muted">The executable specification in <code>spec/features/</code>: {len(page.features)} '
            f"features, {count} scenarios, run against "
            f"{escape(page.target) + ' (portable scenarios only)' if page.target else 'the reference server'}"
@@ -241,7 +253,7 @@ def render(page: Page) -> str:
         out.append("<p><b>Failing:</b> " + ", ".join(
             f'<a href="#{anchor("scenario", s.name)}">{escape(s.name)}</a>' for _f, s in failing) + "</p>")
     verdicts = by_requirement.verdicts(page.results, catalogue.load())
-    out.append(requirements_html.view(verdicts, lambda name: anchor("scenario", name)))
+    out.append(requirements_html.view(verdicts, lambda name: anchor("scenario", name), page.offered))
     halves = [(folder, title, text, [f for f in page.features if f.file.startswith(folder)])
               for folder, (title, text) in FOLDERS.items()]
     halves.append(("", "Features", "", [f for f in page.features if not f.file.startswith(tuple(FOLDERS))]))
@@ -306,11 +318,13 @@ def design_tests(root: Path) -> dict[str, str]:
     return dict(m.split(": ", 1) for m in markers if ": design test " in m)
 
 
-def page_for(root: Path, results: list[dict[str, Any]], *, target: str | None = None, generated: str = "") -> Page:
+def page_for(root: Path, results: list[dict[str, Any]], *, target: str | None = None, generated: str = "",
+             description: str | None = None, offered: set[str] | None = None) -> Page:
     """The page of the project's spec/features, design tests and snapshots, with these results."""
     base = root / "spec" / "features"
     features = [parse_feature(path, base) for path in sorted(base.rglob("*.feature"))]
-    return Page(features, results, design_tests(root), root / "spec" / "snapshots" / "test_spec", target, generated)
+    return Page(features, results, design_tests(root), root / "spec" / "snapshots" / "test_spec", target, generated,
+                description, offered)
 
 
 def write(path: Path, page: Page) -> None:

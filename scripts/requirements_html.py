@@ -14,29 +14,40 @@ CLASSES = {PASS: "pass", FAIL: "fail", NOT_APPLICABLE: "skip"}  # the page's res
 MEANING = {"must": "a failure fails the run", "should": "a failure is a warning", "may": "a failure is information"}
 
 
-def view(verdicts: list[Verdict], scenario_anchor: Any) -> str:
-    """The section, given the verdicts and how to link to a scenario by its name."""
+NOT_OFFERED = '<td class="none" title="the server offers no such interface">not offered</td>'
+
+
+def _offers(protocol: str, offered: set[str] | None) -> bool:
+    return offered is None or protocol in offered or protocol.startswith("none-")
+
+
+def view(verdicts: list[Verdict], scenario_anchor: Any, offered: set[str] | None = None) -> str:
+    """The section, given the verdicts, how to link to a scenario by its name, and the protocols the server offers
+    (None: all)."""
     out = ['<section id="requirements"><h2>Requirements</h2>',
            '<p class="muted">Each requirement of <code>spec/requirements.toml</code> (the official TCK\'s ids, and '
            "SPEC-&hellip; ids of ours for the spec's MUSTs and SHOULDs it has no id for) with the results of the "
            "portable scenarios tagged with it. <b>n/a</b>: it cannot be observed on this server (the reason is "
            "given) or the scenario does not run on that protocol there.</p>",
-           _summary(verdicts)]
+           _summary(verdicts, offered)]
     for level in SPEC_LEVELS:
         rows = [v for v in verdicts if v.requirement.level == level]
         out.append(f'<h3 id="requirements-{level}">{LEVEL_NAMES[level]} ({len(rows)}): {MEANING[level]}</h3>')
-        out.append(_table(rows, scenario_anchor))
+        out.append(_table(rows, scenario_anchor, offered))
     out.append("</section>")
     return "\n".join(out)
 
 
-def _summary(verdicts: list[Verdict]) -> str:
+def _summary(verdicts: list[Verdict], offered: set[str] | None) -> str:
     counts = summary(verdicts)
     head = "<tr><th>level</th><th>all protocols</th>" + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in PROTOCOLS)
     rows = []
     for level, row in counts.items():
         cells = []
         for key in ("all", *PROTOCOLS):
+            if key != "all" and not _offers(key, offered):
+                cells.append(NOT_OFFERED)
+                continue
             c = row[key]
             word = FAIL if c[FAIL] else PASS if c[PASS] else NOT_APPLICABLE
             text = f"{c[PASS]} pass, {c[FAIL]} fail, {c[NOT_APPLICABLE]} n/a"
@@ -46,7 +57,7 @@ def _summary(verdicts: list[Verdict]) -> str:
     return f'<table class="results summary">{head}</tr>{"".join(rows)}</table>'
 
 
-def _table(rows: list[Verdict], scenario_anchor: Any) -> str:
+def _table(rows: list[Verdict], scenario_anchor: Any, offered: set[str] | None) -> str:
     head = ("<tr><th>requirement</th><th>section</th><th>what it asks</th>"
             + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in PROTOCOLS) + "</tr>")
     body = []
@@ -55,6 +66,9 @@ def _table(rows: list[Verdict], scenario_anchor: Any) -> str:
         cells = []
         for protocol in PROTOCOLS:
             word = verdict.outcomes.get(protocol)
+            if not _offers(protocol, offered):
+                cells.append(NOT_OFFERED)
+                continue
             cells.append(f'<td class="{CLASSES[word]}">{word}</td>' if word else '<td class="none">&ndash;</td>')
         said = escape(r.says) + (f'<br><span class="muted">{escape(r.note)}</span>' if r.note else "")
         body.append(f'<tr id="requirement-{escape(r.id)}"><td><code>{escape(r.id)}</code></td>'
@@ -64,10 +78,18 @@ def _table(rows: list[Verdict], scenario_anchor: Any) -> str:
 
 
 def _details(verdict: Verdict, scenario_anchor: Any) -> str:
-    """Each failure (scenario, protocol, the failing step and its message), or why the requirement did not apply."""
-    items = [f'<li class="failure"><a href="#{scenario_anchor(f.scenario)}">{escape(f.scenario)}</a> '
-             f'<span class="muted">({escape(PROTOCOL_NAMES.get(f.protocol, f.protocol))})</span>: '
-             f"<code>{escape(f.step)}</code><br>{escape(f.message)}</li>" for f in verdict.failures]
+    """For a failed requirement, the sentence of A2A it tests, then each failure: the scenario, protocol, the
+    failing step, what was expected and what came, and the exchange; or why the requirement did not apply."""
+    items = []
+    if verdict.failures and verdict.requirement.quote:
+        items.append(f'<li class="quote">A2A &sect;{escape(verdict.requirement.section)}: '
+                     f"&ldquo;{escape(verdict.requirement.quote)}&rdquo;</li>")
+    for f in verdict.failures:
+        seen = f" (in {f.seen} answers)" if f.seen > 1 else ""
+        exchange = f'<pre class="exchange">{escape(f.exchange)}</pre>' if f.exchange else ""
+        items.append(f'<li class="failure"><a href="#{scenario_anchor(f.scenario)}">{escape(f.scenario)}</a> '
+                     f'<span class="muted">({escape(PROTOCOL_NAMES.get(f.protocol, f.protocol))}){seen}</span>: '
+                     f'<code>{escape(f.step)}</code><div class="reason">{escape(f.message)}</div>{exchange}</li>')
     if verdict.overall == NOT_APPLICABLE:
         items += [f'<li class="muted">n/a: {escape(reason)}</li>' for reason in sorted(set(verdict.reasons))]
     return f'<ul class="details">{"".join(items)}</ul>' if items else ""

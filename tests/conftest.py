@@ -16,13 +16,19 @@ from typing import Any
 import httpx
 import pytest
 from pytest_bdd.scenario import scenario_wrapper_template_registry
-from support.client import CLIENT_TLS, A2AClient
+from support.client import CLIENT_TLS, A2AClient, Seen
+from support.conventions import TCK_CONVENTIONS, Conventions, Unusable
+from support.exchanges import recording_client
+from support.health import troubled
 from support.live import LiveServer, settings_for
-from support.target import TARGET_URL, discover, offers
+from support.reasons import failure_text
+from support.schemas import assert_valid, violations
+from support.target import TARGET_URL, TargetServer, discover, offers
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from reference_server.domain.callers import Workspace
 from scripts import catalogue
+from scripts.by_requirement import NOT_OFFERED
 
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_DIR = ROOT / "spec" / "snapshots"
@@ -100,6 +106,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     for tag, values in PROTOCOL_TAGS.items():
         if tag in tags:
             combos += values
+    if "no_binding" in tags and TARGET_URL and "1.0" not in {v for _, v in target().interfaces}:
+        combos = [("none", "0.3")]  # the card of a server that speaks only 0.3 is read as an A2A 0.3 card
     if not combos:
         combos = list(BOTH_BINDINGS)
     if "v0_3" in tags:  # in 0.3 too, on the bindings the scenario runs on in 1.0
@@ -122,18 +130,35 @@ def protocol(request: pytest.FixtureRequest) -> Protocol:
 
 _SERVERS: dict[tuple[Any, ...], LiveServer] = {}
 _ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped
-_TARGET: dict[str, Any] = {}  # A2A_TARGET_URL: the server under test, when it is not ours
+_TARGET: dict[str, TargetServer] = {}  # A2A_TARGET_URL: the server under test, when it is not ours
+_STOPPED: list[str] = []  # why the target is taken to have crashed, once it has (support/health.py)
+_LAST_ANSWERED: list[str] = []  # the last scenario the target answered without a server error
+
+
+def target() -> TargetServer:
+    """The server under test when it is not ours, discovered once (support/target.py)."""
+    if "target" not in _TARGET:
+        _TARGET["target"] = discover(TARGET_URL)
+    return _TARGET["target"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Against another server, discovery comes first: a card that cannot be read or understood, or a key it
+    refuses, ends the run with one sentence and the exit status 3, before any scenario runs."""
+    if TARGET_URL:
+        try:
+            target()
+        except Unusable as unusable:
+            pytest.exit(str(unusable), returncode=3)
 
 
 @pytest.fixture(scope="session")
 def server_factory() -> Iterator[Any]:
     def get(*, with_notifier: bool = True, **overrides: Any) -> LiveServer:
         if TARGET_URL:
-            if "target" not in _TARGET:
-                _TARGET["target"] = discover(TARGET_URL)
             if with_notifier is False or overrides:
                 pytest.skip("needs the reference server started with other settings")
-            return _TARGET["target"]  # type: ignore[return-value]
+            return target()  # type: ignore[return-value]
         key = (with_notifier, tuple(sorted(overrides.items())))
         if key not in _SERVERS:
             _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
@@ -172,14 +197,50 @@ class World:
     cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
     tags: frozenset[str] = frozenset()  # the scenario's tags: its feature's, its own and its Examples'
     level: str | None = None  # what the scenario proves (scripts/catalogue.py level_of)
+    seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/client.py)
 
     def client(self, *, version: str | None = None) -> A2AClient:
         """A client for this scenario's protocol, caller key and A2A-Version choices."""
         binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
-        return A2AClient(self.http, binding=binding, version=version or self.protocol.version, key=self.key,
+        dialect = version or self.protocol.version
+        jsonrpc_path, rest_prefix = self.paths(dialect)
+        return A2AClient(self.http, binding=binding, version=dialect, key=self.key,
                          sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")),
-                         jsonrpc_path=self.server.jsonrpc_path, rest_prefix=self.server.rest_prefix,
-                         strict=self.ours, version_header=self.notes.get("version header", "A2A-Version"))
+                         jsonrpc_path=jsonrpc_path, rest_prefix=rest_prefix, strict=self.ours,
+                         version_header=self.notes.get("version header", "A2A-Version"), seen=self.seen)
+
+    def paths(self, version: str | None = None) -> tuple[str, str]:
+        """The JSON-RPC URL and the HTTP+JSON prefix the card gives for this version (the protocol's by default)."""
+        binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
+        found = self.server.paths(binding, version or self.protocol.version)
+        return found if any(found) else self.server.paths(binding, self.protocol.version)
+
+    @property
+    def jsonrpc_path(self) -> str:
+        return self.paths()[0]
+
+    @property
+    def rest_prefix(self) -> str:
+        return self.paths()[1]
+
+    @property
+    def agent(self) -> Conventions:
+        """How a scenario asks the agent for a behaviour: the TCK's prefixes on this server, what the probe learned
+        on another (support/conventions.py)."""
+        agent = getattr(self.server, "agent", None)
+        return agent if agent is not None else TCK_CONVENTIONS
+
+    def check(self, payload: Any, ref: str, what: str) -> None:
+        """A payload against its schema, as the client checks every answer: this server fails at once, another
+        server's violations are recorded under their own requirements and the step goes on to its own check."""
+        if self.ours:
+            assert_valid(payload, ref)
+        else:
+            self.seen.record(what, violations(payload, ref))
+
+    def new_http(self, base_url: str | None = None) -> httpx.Client:
+        """An HTTP client of this scenario, its exchanges recorded."""
+        return recording_client(base_url or self.server.url, self.seen.exchanges, verify=CLIENT_TLS)
 
     @property
     def external(self) -> bool:
@@ -209,20 +270,24 @@ class World:
             server.workspaces.add(workspace)
         self.server = server
         self.http.close()
-        self.http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
+        self.http = self.new_http(server.url)
 
 
 @pytest.fixture
 def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
     server = server_factory()
     if TARGET_URL and not offers(server, protocol.binding, protocol.version):  # type: ignore[arg-type]
-        pytest.skip(f"the target's card offers no {protocol.binding} interface in A2A {protocol.version}")
+        pytest.skip(f"{NOT_OFFERED}the target's card offers no {protocol.binding} interface in A2A {protocol.version}")
+    if _STOPPED:
+        pytest.skip(_STOPPED[0])
     root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
     _ROOTS.append(root)
     tags = frozenset(mark.name for mark in request.node.iter_markers())
     level = dict(request.node.user_properties).get("level")
-    http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
-    world = World(server, protocol, http, root, tags=tags, level=level)
+    seen = Seen()
+    http = recording_client(server.url, seen.exchanges, verify=CLIENT_TLS)
+    world = World(server, protocol, http, root, tags=tags, level=level, seen=seen)
+    request.node.user_properties.append(("seen", seen))  # the report reads what the answers broke
     yield world
     for cleanup in world.cleanups:
         cleanup()
@@ -275,6 +340,24 @@ def pytest_configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{name}: {text}")
 
 
+def stopped_after(item: pytest.Item, seen: Seen) -> None:
+    """After a scenario that saw a server error or no answer: has the target crashed? Then the scenarios after it
+    are not run (one defect, one failure), and say why."""
+    last = troubled(seen.exchanges)
+    health = target().health
+    name = f"'{dict(item.user_properties).get('scenario')}' ({item.nodeid.partition('[')[2].rstrip(']')})"
+    if last is None or health is None:
+        _LAST_ANSWERED[:] = [name]
+        return
+    now = health.check()
+    if now is not None:
+        what = f"got HTTP {last.status}" if last.status is not None else f"got {last.failure}"
+        before = f" The scenario before it, {_LAST_ANSWERED[0]}, was answered." if _LAST_ANSWERED else ""
+        _STOPPED.append(f"not run: the server stopped answering during the scenario {name}: its request "
+                        f"{last.request_line()} {what}, and now {now}.{before} Restart the server to run the "
+                        "scenarios after it.")
+
+
 def scenario_of(item: pytest.Item) -> Any:
     """The pytest-bdd scenario template an item runs, or None for a test that is not a scenario."""
     function = getattr(item, "obj", None)
@@ -306,10 +389,30 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 def pytest_bdd_step_error(request: pytest.FixtureRequest, feature: Any, scenario: Any, step: Any, step_func: Any,
                           step_func_args: Any, exception: Exception) -> None:
-    """The step that failed and why, for the requirement view of `make conformance`."""
-    text = str(exception).strip().splitlines()
+    """The step that failed and why, in A2A terms, for the requirement view of `make conformance`."""
     request.node.user_properties.append(("failed_step", f"{step.keyword} {step.name}".strip()))
-    request.node.user_properties.append(("message", text[0][:500] if text else type(exception).__name__))
+    request.node.user_properties.append(("message", failure_text(exception)))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Against another server, a scenario stopped because an answer broke its schema (the answer could not be read,
+    not a check of the scenario's) could not be checked: n/a, with the reason. The violations are the finding,
+    reported once under their own requirement."""
+    report = yield
+    seen = dict(item.user_properties).get("seen")
+    if TARGET_URL and report.when == "call" and isinstance(seen, Seen) and not _STOPPED:
+        stopped_after(item, seen)
+    if not (TARGET_URL and report.when == "call" and report.failed and call.excinfo is not None):
+        return report
+    if isinstance(call.excinfo.value, AssertionError) or not (isinstance(seen, Seen) and seen.violations):
+        return report
+    first = seen.violations[0]
+    reason = (f"could not be checked: an answer to {first['operation']} broke its schema, which "
+              f"{first['requirement']} reports ({first['path']}: {first['says']})")
+    report.outcome = "skipped"
+    report.longrepr = (str(item.path), 0, f"Skipped: {reason}")
+    return report
 
 
 _RESULTS: list[dict[str, Any]] = []
@@ -328,17 +431,25 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         "tags": props["tags"], "level": props["level"], "protocol": "-".join(protocol),
         "outcome": "xfailed" if hasattr(report, "wasxfail") else report.outcome,
     }
+    seen = props.get("seen")
+    if isinstance(seen, Seen) and report.when == "call":
+        result["answers"] = seen.answers
+        result["violations"] = seen.violations
     if report.skipped and isinstance(report.longrepr, tuple):
         result["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
     elif report.failed:
         result["step"] = props.get("failed_step", f"({report.when})")
         result["message"] = props.get("message") or _first_line(report)
+        if isinstance(seen, Seen) and seen.exchanges:
+            result["exchange"] = seen.exchanges[-1].describe()
     _RESULTS.append(result)
 
 
 def _first_line(report: pytest.TestReport) -> str:
+    """What pytest says of a failure outside a step (a fixture, a teardown), as plain text."""
     crash = getattr(report.longrepr, "reprcrash", None)
-    return str(getattr(crash, "message", report.longrepr)).strip().splitlines()[0][:500]
+    lines = str(getattr(crash, "message", report.longrepr)).strip().splitlines()
+    return lines[0] if lines else "the scenario could not run"
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from gherkin.parser import Parser
+from support.conventions import PREFIXES, behaviour_of
 
 from scripts import catalogue
 
@@ -28,12 +29,7 @@ PENDING_DESIGN_TESTS: set[str] = set()
 HTTP_WORDS = re.compile(r"\b(POST|GET|PUT|DELETE|HTTP \d{3})\b|/a2a|status code")
 # the TCK's messageId prefixes (scenarios/core_operations.feature and streaming.feature of a2a-tck, 1.0-dev): the
 # only way a portable scenario may ask an agent for a behaviour
-TCK_PREFIXES = {"tck-complete-task", "tck-artifact-text", "tck-artifact-file", "tck-artifact-file-url",
-                "tck-artifact-data", "tck-message-response", "tck-input-required", "tck-reject-task",
-                "tck-stream-001", "tck-stream-002", "tck-stream-003", "tck-stream-ordering-001",
-                "tck-stream-artifact-text", "tck-stream-artifact-file", "tck-stream-artifact-chunked",
-                "test-resubscribe-message-id"}
-PREFIX_IN_STEP = re.compile(r'\ban? "([^"]+)" message\b')  # the steps that send a message by its messageId prefix
+PREFIX_IN_STEP = re.compile(r'\ban? "([^"]+)" message\b')  # the steps that send a message by its behaviour prefix
 
 
 def markers() -> dict[str, str]:
@@ -196,11 +192,12 @@ def test_a_requirement_tag_agrees_with_its_scenario() -> None:
             assert requirement.section in sections, f"{case.where}: {requirement.id} is §{requirement.section}"
 
 
-def test_portable_scenarios_ask_for_behaviour_only_with_the_tcks_prefixes() -> None:
+def test_portable_scenarios_ask_for_behaviour_only_with_the_tcks_or_acts_prefixes() -> None:
     for case in portable_cases():
         for step in case.steps:
             for prefix in PREFIX_IN_STEP.findall(step):
-                assert prefix in TCK_PREFIXES, f"{case.where}: {prefix!r} is not a messageId prefix of the TCK"
+                assert behaviour_of(prefix) in PREFIXES, f"{case.where}: {prefix!r} is a behaviour neither the TCK " \
+                    "nor ACTS names (support/conventions.py PREFIXES): no invented prefixes"
 
 
 # --- the catalogue
@@ -211,6 +208,8 @@ def test_every_requirement_is_proven_by_a_portable_scenario_or_says_why_not() ->
     for requirement in catalogue.load().requirements.values():
         if requirement.not_applicable:
             assert requirement.id not in tagged, f"{requirement.id} has a scenario and a reason why it has none"
+        elif requirement.from_answers:
+            assert requirement.id not in tagged, f"{requirement.id} is proven by every answer, not by a scenario"
         else:
             assert requirement.id in tagged, f"{requirement.id}: no portable scenario and no not_applicable reason"
 

@@ -10,6 +10,7 @@ import re
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import shown
 
 from steps.common import wait_until, workspace_of, write_json
 from steps.files import file_part
@@ -48,16 +49,19 @@ def _inbound(world: Any) -> list[dict[str, Any]]:
 @then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
 def _(world: Any, hops: int, caller: str) -> None:
     events = wait_until(lambda: _inbound(world), "a2a.inbound")
-    assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], events
+    assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], \
+        f'expected one a2a.inbound with {hops} hops from "{caller}", got {shown(events)}'
     # design step 4: emitted before the prompt, so the session had not recorded it yet
-    assert events[0]["prompts_before"] == 0, events[0]
-    assert len([r for r in session_records(world, world.context_id) if r["role"] == "user"]) == 1
+    assert events[0]["prompts_before"] == 0, \
+        f"expected a2a.inbound before the prompt, got it after {events[0]['prompts_before']} prompts"
+    prompts = [r for r in session_records(world, world.context_id) if r["role"] == "user"]
+    assert len(prompts) == 1, f"expected one prompt in the session, got {len(prompts)}"
 
 
 @then("the agent never saw the message")
 def _(world: Any) -> None:
-    assert _inbound(world) == [], "a2a.inbound was emitted for a refused message"
-    assert session_records(world, world.context_id) == [], "the session got a prompt"
+    assert _inbound(world) == [], "expected no a2a.inbound for a refused message, but one was emitted"
+    assert session_records(world, world.context_id) == [], "expected no prompt in the session, but it got one"
 
 
 # --- the prompt ---
@@ -74,22 +78,26 @@ def _(world: Any, text: str, name: str, data: str) -> None:
 def _(world: Any, docstring: str) -> None:
     header = " ".join(docstring.split())  # the docstring wraps the header; the prompt has it on one line
     prompt = the_prompt(world)
-    assert prompt.startswith(header + "\n\n"), f"the prompt starts {prompt[:len(header) + 2]!r}"
+    assert prompt.startswith(header + "\n\n"), \
+        f"expected the prompt to start with:\n{header}\n(and a blank line), it starts:\n{prompt[:len(header) + 2]}"
 
 
 @then(parsers.parse('the prompt the agent received does not mention "{word}"'))
 def _(world: Any, word: str) -> None:
-    assert word not in the_prompt(world)
+    prompt = the_prompt(world)
+    assert word not in prompt, f'expected the prompt not to mention "{word}", got:\n{prompt}'
 
 
 @then("the prompt the agent received matches the snapshot")
 def _(world: Any, snapshot_json: Any) -> None:
     prompt = the_prompt(world)
     saved = inbox_files(world)
-    assert len(saved) == 1, saved
-    assert f"Files: inbox/{saved[0].name}" in prompt.splitlines()
+    assert len(saved) == 1, f"expected one file in the inbox, got {', '.join(p.name for p in saved) or 'none'}"
+    assert f"Files: inbox/{saved[0].name}" in prompt.splitlines(), \
+        f'expected the prompt to list "Files: inbox/{saved[0].name}", got:\n{prompt}'
     masked = re.sub(rf"a2a-{world.caller}-{INBOX_STAMP}-", f"a2a-{world.caller}-<yyyymmdd-hhmmss>-", prompt)
-    assert masked.splitlines() == snapshot_json
+    assert masked.splitlines() == snapshot_json, \
+        f"expected the prompt as in its snapshot (spec/snapshots/), got:\n{masked}"
 
 
 # --- the system prompt (observed through a workspace script: the {system} placeholder) ---
@@ -114,15 +122,17 @@ def _(world: Any, text: str, name: str) -> None:
 @then(parsers.parse('the system prompt the agent used contains "{text}"'))
 def _(world: Any, text: str) -> None:
     system = response_text(the_task(world))  # the script answered with {system}
-    assert system.startswith("You are the assistant of this workspace."), system
-    assert text in system, system
+    assert system.startswith("You are the assistant of this workspace."), \
+        f"expected the system prompt to start with the workspace's assistant, got:\n{system}"
+    assert text in system, f'expected the system prompt to contain "{text}", got:\n{system}'
 
 
 @then(parsers.parse('the system prompt the agent used does not contain "{text}"'))
 def _(world: Any, text: str) -> None:
     system = response_text(the_task(world))
-    assert system.startswith("You are the assistant of this workspace."), system
-    assert text not in system, system
+    assert system.startswith("You are the assistant of this workspace."), \
+        f"expected the system prompt to start with the workspace's assistant, got:\n{system}"
+    assert text not in system, f'expected the system prompt not to contain "{text}", got:\n{system}'
 
 
 # --- the owner notifier ---
@@ -130,7 +140,7 @@ def _(world: Any, text: str) -> None:
 
 @given("the server has an owner notifier")
 def _(world: Any) -> None:
-    assert world.server.notifier is not None
+    assert world.server.notifier is not None, "expected the server to have an owner notifier, it has none"
     world.notes["notified_before"] = len(world.server.notifier.sent)  # the server is shared by scenarios
 
 
@@ -138,4 +148,7 @@ def _(world: Any) -> None:
 def _(world: Any, text: str) -> None:
     sent = world.server.notifier.sent[world.notes["notified_before"]:]
     owner = next(iter(world.workspaces))
-    assert [(n.owner_id, n.caller, n.text) for n in sent] == [(owner, world.caller, text)], sent
+    got = [(n.owner_id, n.caller, n.text) for n in sent]
+    assert got == [(owner, world.caller, text)], \
+        f'expected the owner notifier to get "{text}" from "{world.caller}" for "{owner}" only, got ' + (
+            "; ".join(f'"{t}" from "{c}" for "{o}"' for o, c, t in got) or "nothing")

@@ -45,7 +45,8 @@ def _(world: Any, credentials: str) -> None:
 
 @then(parsers.parse('the refusal says "{words}"'))
 def _(world: Any, words: str) -> None:
-    assert world.reply.error is not None and words in world.reply.error.message, world.reply.error
+    assert world.reply.error is not None and words in world.reply.error.message, \
+        f'expected a refusal saying "{words}", got {world.reply}'
 
 
 @given(parsers.parse('a workspace of "{owner}" whose caller "{name}" holds the same key'))
@@ -87,9 +88,10 @@ def _(world: Any, entry: str) -> None:
 def _(world: Any, outcome: str) -> None:
     reply = world.reply
     if outcome == "accepted":
-        assert reply.error is None, reply.error
+        assert reply.error is None, f"expected the caller accepted, got {reply}"
     else:
-        assert reply.error is not None and reply.http_status == 401, reply
+        assert reply.error is not None and reply.http_status == 401, \
+            f"expected the caller {outcome} (HTTP 401), got HTTP {reply.http_status}: {reply}"
 
 
 # --- edits and requests that follow each other at once ---
@@ -126,7 +128,7 @@ def _edit_and_undo(world: Any, edit: str) -> tuple[Path, list[dict[str, Any]], l
     if match := re.fullmatch(r'copies the presented key into the callers file of "(?P<owner>[^"]+)"', edit):
         other = add_workspace(world, match["owner"], [])
         return other.callers_file, [{"name": "twin-bot", "key": world.key}], []
-    raise AssertionError(f"unknown edit {edit!r}")
+    raise AssertionError(f'the suite knows no edit "{edit}"')
 
 
 @when(parsers.re(r"the owner (?P<edit>.+) and undoes it, 20 times, with a fetch of the extended agent card "
@@ -151,14 +153,18 @@ def _(world: Any, edit: str) -> None:
 def _(world: Any, after: str, undone: str) -> None:
     rounds = world.notes["rounds"]
     wrong = [(n, answer) for n, answer in enumerate(rounds, start=1) if answer != (after, undone)]
-    assert len(rounds) == ROUNDS and not wrong, f"rounds whose fetches were otherwise: {wrong}"
+    said = "; ".join(f"round {n}: after the edit {a}, after the undo {b}" for n, (a, b) in wrong)
+    assert len(rounds) == ROUNDS and not wrong, \
+        f"expected that every fetch after the edit {after} and every fetch after the undo {undone}, in {ROUNDS} " \
+        f"rounds; got {len(rounds)} rounds, these otherwise: {said or 'none'}"
 
 
 @then("the callers file is warned about once, however often the caller asks")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     client = world.client()
     for _ in range(3):
-        assert client.call("GetExtendedAgentCard", {}).http_status == 401
+        reply = client.call("GetExtendedAgentCard", {})
+        assert reply.http_status == 401, f"expected a refusal as unauthenticated (HTTP 401), got {reply}"
     path = str(workspace_of(world).callers_file)
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and path in r.getMessage()]
-    assert len(said) == 1, said
+    assert len(said) == 1, f"expected one warning about the callers file, got {len(said)}:\n" + "\n".join(said)

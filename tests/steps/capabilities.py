@@ -11,19 +11,30 @@ from urllib.parse import urlsplit
 import pytest
 from pytest_bdd import given, parsers, then, when
 from support.client import A2AClient
+from support.exchanges import shown
 from support.schemas import assert_valid
+from support.target import interfaces_of, paths_of
 
-from steps.common import assert_fails_with
+from steps.common import assert_fails_with, described
 from steps.prefixes import world_card
 
 BINDINGS = {"jsonrpc": "JSONRPC", "rest": "HTTP+JSON"}
 # A2A §5.8: the standard bindings by name; a custom one SHOULD be a URI
 KNOWN_BINDINGS = re.compile(r"^(JSONRPC|GRPC|HTTP\+JSON|[a-z][a-z0-9+.-]*://\S+)$")
 VERSION = re.compile(r"^\d+\.\d+$")  # A2A §3.6: Major.Minor, no patch
+VERSION_03 = re.compile(r"^\d+\.\d+(\.\d+)?$")  # A2A 0.3 cards said "0.3.0"
 
 
 def capability(world: Any, name: str) -> bool:
     return bool((world_card(world).get("capabilities") or {}).get(name))
+
+
+def card_interfaces(world: Any, *fields: str) -> list[dict[str, Any]]:
+    """The supportedInterfaces of the agent's card (A2A §4.4.6), each holding the fields a step reads."""
+    found = world_card(world).get("supportedInterfaces", [])
+    assert isinstance(found, list) and all(isinstance(i, dict) and all(f in i for f in fields) for i in found), \
+        f"expected the card's supportedInterfaces, each with its {' and '.join(fields)}, got {shown(found)}"
+    return found
 
 
 def require(condition: bool, reason: str) -> None:
@@ -71,7 +82,7 @@ def _(world: Any, media: str) -> None:
 @given("the agent's card offers A2A 0.3 over JSON-RPC at the same URL")
 def _(world: Any) -> None:
     interfaces = [(i["protocolBinding"], i["protocolVersion"], urlsplit(i["url"]).path.rstrip("/"))
-                  for i in world_card(world).get("supportedInterfaces", [])]
+                  for i in card_interfaces(world, "protocolBinding", "protocolVersion", "url")]
     one = [path for binding, version, path in interfaces if (binding, version) == ("JSONRPC", "1.0")]
     require(bool(one) and ("JSONRPC", "0.3", one[0]) in interfaces,
             "the agent's card offers no A2A 0.3 JSON-RPC interface at its 1.0 JSON-RPC URL")
@@ -79,7 +90,8 @@ def _(world: Any) -> None:
 
 @given("the agent's card offers both bindings in A2A 1.0")
 def _(world: Any) -> None:
-    offered = {(i["protocolBinding"], i["protocolVersion"]) for i in world_card(world).get("supportedInterfaces", [])}
+    offered = {(i["protocolBinding"], i["protocolVersion"])
+               for i in card_interfaces(world, "protocolBinding", "protocolVersion")}
     require({("JSONRPC", "1.0"), ("HTTP+JSON", "1.0")} <= offered, "the agent's card offers one binding in A2A 1.0")
 
 
@@ -89,31 +101,51 @@ def _(world: Any) -> None:
 @then("the card is an agent card")
 def _(world: Any) -> None:
     card = world.card
-    assert isinstance(card, dict) and card.get("name") and card.get("supportedInterfaces"), card
+    assert isinstance(card, dict), f"the card is not a JSON object: {shown(card)}"
+    where = "supportedInterfaces" if world.protocol.version == "1.0" else "url"  # A2A 0.3: its main interface
+    assert card.get("name") and card.get(where), f"an agent card has a name and its {where}: {shown(card)}"
+
+
+def declared(card: dict[str, Any], version: str) -> list[tuple[str, str, str]]:
+    """(URL, binding, protocol version) of each interface the card declares in its A2A version's shape."""
+    if not isinstance(card, dict):
+        return []
+    if version == "1.0":
+        return [(str(i.get("url", "")), str(i.get("protocolBinding", "")), str(i.get("protocolVersion", "")))
+                for i in card.get("supportedInterfaces") or [] if isinstance(i, dict)]
+    main = (str(card.get("url", "")), str(card.get("preferredTransport") or "JSONRPC"),
+            str(card.get("protocolVersion", "")))
+    return [main, *((str(i.get("url", "")), str(i.get("transport", "")), main[2])
+                    for i in card.get("additionalInterfaces") or [] if isinstance(i, dict))]
 
 
 @then("each interface of the card names its binding, its URL and its protocol version")
 def _(world: Any) -> None:
-    interfaces = world.card.get("supportedInterfaces") or []
-    assert interfaces, "the card declares no interface"
-    for interface in interfaces:
-        url = urlsplit(interface.get("url", ""))
-        assert url.scheme in ("http", "https", "grpc", "grpcs") and url.netloc, f"not an absolute URL: {interface}"
-        assert KNOWN_BINDINGS.match(interface.get("protocolBinding", "")), interface
-        assert VERSION.match(interface.get("protocolVersion", "")), f"not Major.Minor: {interface}"
+    interfaces = declared(world.card, world.protocol.version)
+    assert interfaces, f"expected the card to declare its interfaces, it declares none: {shown(world.card)}"
+    for url, binding, version in interfaces:
+        parts = urlsplit(url)
+        assert parts.scheme in ("http", "https", "grpc", "grpcs") and parts.netloc, \
+            f"expected an absolute URL for every interface, got {shown(url)}"
+        assert KNOWN_BINDINGS.match(binding), \
+            f"expected every interface to name its binding (JSONRPC, GRPC, HTTP+JSON or a URI), got {shown(binding)}"
+        pattern = VERSION if world.protocol.version == "1.0" else VERSION_03  # 0.3 gave the patch number too
+        assert pattern.match(version), \
+            f"expected every interface's protocol version as Major.Minor, got {shown(version)}"
 
 
 @when(parsers.parse('the caller gets the task "{task}" at the card\'s URL for this binding'))
 def _(world: Any, task: str) -> None:
-    binding = BINDINGS[world.protocol.binding]
-    urls = [i["url"] for i in world_card(world).get("supportedInterfaces", [])
-            if (i["protocolBinding"], i["protocolVersion"]) == (binding, world.protocol.version)]
-    assert urls, f"the card declares no {binding} interface in A2A {world.protocol.version}"
-    url = urlsplit(urls[0])
-    served = urlsplit(world.server.url)
-    assert (url.hostname, url.port) == (served.hostname, served.port), f"{urls[0]} is not this server's address"
+    binding, version = world.protocol.binding, world.protocol.version
+    endpoints, _, _ = interfaces_of(world_card(world), str(world.http.base_url))
+    assert f"{binding}-{version}" in endpoints, \
+        f"expected the card to declare a {BINDINGS[binding]} interface in A2A {version}, it declares none"
+    url = endpoints[f"{binding}-{version}"]
+    parts, served = urlsplit(url), urlsplit(world.server.url)
+    assert (parts.hostname, parts.port) == (served.hostname, served.port), \
+        f"expected the card's {BINDINGS[binding]} interface where the card was served ({world.server.url}), got {url}"
     client: A2AClient = world.client()
-    client.jsonrpc_path = client.rest_prefix = url.path.rstrip("/") or "/"
+    client.jsonrpc_path, client.rest_prefix = paths_of(endpoints, version)
     world.stream, world.reply = None, client.call("GetTask", {"id": task})
 
 
@@ -121,11 +153,12 @@ def _(world: Any, task: str) -> None:
 def _(world: Any, header: str) -> None:
     headers = world.notes["card_response"].headers
     if header == "Cache-Control max-age":
-        assert re.search(r"max-age=\d+", headers.get("Cache-Control", "")), headers.get("Cache-Control")
+        assert re.search(r"max-age=\d+", headers.get("Cache-Control", "")), \
+            f"expected a Cache-Control header with max-age, got {headers.get('Cache-Control') or 'none'}"
     elif header == "an ETag":
-        assert headers.get("ETag"), "no ETag"
+        assert headers.get("ETag"), "expected an ETag header with the card, got none"
     else:
-        assert headers.get("Last-Modified"), "no Last-Modified"
+        assert headers.get("Last-Modified"), "expected a Last-Modified header with the card, got none"
 
 
 # --- the extended card ---
@@ -140,17 +173,22 @@ def _(world: Any) -> None:
 
 @then("the answer is an agent card, or the call fails with ExtendedAgentCardNotConfigured")
 def _(world: Any) -> None:
-    if world.reply.error is not None:
+    reply = world.reply
+    assert reply is not None, "expected an agent card or ExtendedAgentCardNotConfigured, got no answer"
+    if reply.error is not None:
         assert_fails_with(world, "ExtendedAgentCardNotConfigured")
     elif world.protocol.version == "1.0":
-        assert_valid(world.reply.body, "urn:a2a:v1#/$defs/AgentCard")
+        assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
     else:  # a 0.3 card, which the client checked against the 0.3 schema of its binding
-        assert world.reply.body.get("name"), world.reply.body
+        assert isinstance(reply.body, dict) and reply.body.get("name"), \
+            f"expected an agent card with its name, got {reply}"
 
 
 @then("the refusal carries an authentication challenge")
 def _(world: Any) -> None:
     # A2A §3.3.2, §7.4: SHOULD include a challenge naming the scheme (RFC 9110 §11.6.1: WWW-Authenticate)
     reply = world.reply
-    assert reply.error is not None and reply.http_status == 401, reply
-    assert reply.headers is not None and reply.headers.get("WWW-Authenticate"), "no WWW-Authenticate challenge"
+    assert reply is not None and reply.error is not None and reply.http_status == 401, \
+        f"expected a refusal with HTTP 401, got {described(reply)}"
+    assert reply.headers is not None and reply.headers.get("WWW-Authenticate"), \
+        "expected a WWW-Authenticate challenge with the refusal, got none"

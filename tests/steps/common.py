@@ -12,6 +12,7 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 from support.client import SPEC_ERRORS
+from support.exchanges import shown
 from support.target import TARGET_KEY
 
 from reference_server.domain.callers import Workspace
@@ -58,6 +59,18 @@ def reply_of(world: Any) -> Any:
     return world.stream if world.reply is None else world.reply
 
 
+def described(reply: Any) -> str:
+    """An answer or a stream as a failure message says it (support/client.py), or "no answer" when none came."""
+    return "no answer" if reply is None else str(reply)
+
+
+def field_of(value: Any, name: str, what: str) -> Any:
+    """value[name] of an answer's JSON object, or a failure saying what was expected and what came instead: `what`
+    names the value ("a task", "the answer")."""
+    assert isinstance(value, dict) and name in value, f"expected {what} with the field {name}, got {shown(value)}"
+    return value[name]
+
+
 @given(parsers.parse('a workspace of "{owner}" with the caller "{name}"'))
 def _(world: Any, owner: str, name: str) -> None:
     if world.external:  # another server: its own workspace, and the key its owner gave us
@@ -87,7 +100,7 @@ def _(world: Any, version: str) -> None:
 @then("the call succeeds")
 def _(world: Any) -> None:
     reply = reply_of(world)
-    assert reply.error is None, f"expected success, got {reply.error}"
+    assert reply is not None and reply.error is None, f"expected success, got {described(reply)}"
 
 
 def camel(path: str) -> str:
@@ -99,17 +112,22 @@ def assert_fails_with(world: Any, name: str) -> None:
     """The last call failed with this error, as the protocol tells it: the JSON-RPC code (§5.4, §9.5), or the HTTP
     status with the ErrorInfo reason of an A2A error (§11.6). This server is held to its error name too."""
     reply = reply_of(world)
+    assert reply is not None, f"expected {name}, got no answer"
     error = reply.error
-    assert error is not None, f"expected {name}, got success: {getattr(reply, 'body', None)}"
+    assert error is not None, f"expected {name}, got success: {reply}"
     if world.ours:
-        assert error.name == name, f"expected {name}, got {error.name}: {error.message}"
+        assert error.name == name, f"expected {name}, got {error}"
     code, status, reason = SPEC_ERRORS[name]
     if world.protocol.binding == "jsonrpc" or (world.protocol.binding == "none" and error.code is not None):
-        assert error.code == code, f"expected {name} ({code}), got the code {error.code}: {error.message}"
+        assert error.code == code, f"expected {name} (JSON-RPC code {code}), got {error}"
         return
-    assert error.http_status == status, f"expected {name} (HTTP {status}), got HTTP {error.http_status}: {error.raw}"
+    if reason is not None and world.protocol.version == "1.0" and error.reason is not None and not world.ours:
+        # A2A §11.6: the ErrorInfo reason names an A2A error; its HTTP status is HTTP_JSON-STATUS-001's to check
+        assert error.reason == reason, f"expected {name} (ErrorInfo reason {reason}), got {error}"
+        return
+    assert error.http_status == status, f"expected {name} (HTTP {status}), got {error}"
     if reason is not None and world.protocol.version == "1.0":  # 0.3 HTTP+JSON defines no error body (A23)
-        assert error.reason == reason, f"expected the ErrorInfo reason {reason}, got {error.reason}: {error.raw}"
+        assert error.reason == reason, f"expected {name} (ErrorInfo reason {reason}), got {error}"
 
 
 @then(parsers.parse("the call fails with {name}"))
@@ -119,37 +137,52 @@ def _(world: Any, name: str) -> None:
 
 @then(parsers.parse('the error message says "{text}"'))
 def _(world: Any, text: str) -> None:
-    error = reply_of(world).error
-    assert error is not None, "expected an error"
+    reply = reply_of(world)
+    error = reply.error if reply is not None else None
+    assert error is not None, f'expected an error whose message says "{text}", got {described(reply)}'
     if world.ours:  # the wording is this server's; another server's error is checked by its code and fields
-        assert text in error.message, f"{text!r} not in {error.message!r}"
+        assert text in error.message, f'expected the error message to say "{text}", got {error}'
 
 
 @then(parsers.parse('the error names the field "{field}" because it {reason}'))
 def _(world: Any, field: str, reason: str) -> None:
-    error = reply_of(world).error
-    assert error is not None, "expected an error"
+    reply = reply_of(world)
+    error = reply.error if reply is not None else None
+    assert error is not None, f'expected an error naming the field "{field}", got {described(reply)}'
     if not world.asserts("should"):
         return  # A2A §3.3.2: naming the field that failed validation is a SHOULD
-    found = {v.get("field"): v.get("description", "") for v in error.violations}
+    assert all(isinstance(v, dict) for v in error.violations), \
+        f"expected the field violations of a google.rpc.BadRequest, got {shown(error.violations)}: {error}"
+    found = {v.get("field") if isinstance(v.get("field"), str) else shown(v.get("field")): v.get("description", "")
+             for v in error.violations}
     if not world.ours:  # google.rpc.BadRequest names a field by its proto name or its JSON name: both name it
-        found = {camel(name or ""): text for name, text in found.items()}
-    assert field in found, f"no violation for {field!r}; violations: {found}"
+        found = {camel(name): text for name, text in found.items()}
+    assert field in found, (f'expected the error to name the field "{field}" among its field violations '
+                            f"(google.rpc.BadRequest), got {violations_said(found)}: {error}")
     if world.ours:  # the wording of the reason is this server's
-        assert reason in found[field], f"{field}: {found[field]!r} does not say {reason!r}"
+        assert reason in found[field], (f'expected the violation of "{field}" to say "{reason}", '
+                                        f'got {shown(found[field])}')
+
+
+def violations_said(found: dict[str, Any]) -> str:
+    """The field violations of an error, in a line: "none", or each field with its description."""
+    if not found:
+        return "none"
+    return "; ".join(f'"{name}": {shown(text)}' for name, text in found.items())
 
 
 @then("the call is refused as unauthenticated")
 def _(world: Any) -> None:
     # A2A §3.3.2: missing or invalid credentials MUST be refused; HTTP says so with 401 on both bindings
     reply = reply_of(world)
-    assert reply.error is not None, "expected a refusal"
-    assert reply.http_status == 401, reply.http_status
+    assert reply is not None and reply.error is not None, \
+        f"expected a refusal as unauthenticated (HTTP 401), got {described(reply)}"
+    assert reply.http_status == 401, f"expected a refusal as unauthenticated with HTTP 401, got {reply.error}"
     if world.ours:  # this server's name for it (JSON-RPC -32000) and its challenge (a SHOULD of its own scenario)
-        assert reply.error.name == "Unauthenticated", reply.error
+        assert reply.error.name == "Unauthenticated", f"expected Unauthenticated, got {reply.error}"
         headers = getattr(reply, "headers", None)
         if headers is not None:
-            assert "WWW-Authenticate" in headers, "a 401 carries a WWW-Authenticate challenge"
+            assert "WWW-Authenticate" in headers, "expected a WWW-Authenticate challenge with the 401, got none"
 
 
 @when(parsers.re(r"the caller calls (?P<operation>[A-Z][A-Za-z]+)$"))
@@ -174,16 +207,18 @@ def _(world: Any, operation: str) -> None:
 @then(parsers.parse('a warning names {what} but not the key'))
 def _(world: Any, caplog: Any, what: str) -> None:
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert warnings, "expected a warning"
+    assert warnings, "expected a warning in the server's log, got none"
     joined = "\n".join(warnings)
     for key in [k for k in [world.key, *world.keys.values()] if k]:
-        assert key not in joined, "a key reached a log line"
+        assert key not in joined, "expected no caller's key in a log line, but a warning holds one"
     if what.startswith('the owners "'):
         owners = what.removeprefix('the owners "').removesuffix('"')
-        assert f"(owners: {owners})" in joined, joined
+        assert f"(owners: {owners})" in joined, f'expected a warning naming "(owners: {owners})", got:\n{joined}'
     elif what == "the callers file":
-        assert str(workspace_of(world).callers_file) in joined, joined
+        path = workspace_of(world).callers_file
+        assert str(path) in joined, f"expected a warning naming the callers file {path}, got:\n{joined}"
     elif what == "the card file":
-        assert str(workspace_of(world).card_file) in joined, joined
+        path = workspace_of(world).card_file
+        assert str(path) in joined, f"expected a warning naming the card file {path}, got:\n{joined}"
     else:
-        raise AssertionError(f"unknown warning subject {what!r}")
+        raise AssertionError(f'the suite knows no warning subject "{what}"')

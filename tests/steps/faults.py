@@ -6,28 +6,31 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_bdd import parsers, then, when
+from support.exchanges import shown
 
+from steps.common import described
 from steps.tasks import STATE, STATES, send
 
 
 @then(parsers.re(r"the stream breaks after (?P<count>\d+) events?, without its end$"))
 def _(world: Any, count: str) -> None:
     stream = world.stream
-    assert stream is not None and stream.error is None, f"expected a stream, got {stream and stream.error}"
-    assert stream.broken, "the stream ended as usual"
-    assert len(stream.events) == int(count), [list(e) for e in stream.events]
+    assert stream is not None and stream.error is None, f"expected a stream, got {described(stream)}"
+    assert stream.broken, f"expected the stream to break before its end, it ended as usual: {stream}"
+    assert len(stream.events) == int(count), f"expected the stream to break after {count} events, got {stream}"
     last = stream.events[-1]
     state = (last.get("statusUpdate") or last.get("task") or {}).get("status", {}).get("state")
-    assert state not in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"), last
+    assert state not in ("TASK_STATE_COMPLETED", "TASK_STATE_FAILED", "TASK_STATE_CANCELED"), \
+        f"expected the stream to break before the task ended, its last event is {shown(last)}"
     world.notes["fault checked"] = True
 
 
 @then("right after the stream's first event comes a frame that is not JSON")
 def _(world: Any) -> None:
     stream = world.stream
-    assert stream is not None and not stream.broken, stream
-    assert len(stream.garbled) == 1, stream.garbled
-    assert stream.raw_events, "no event before the frame"
+    assert stream is not None and not stream.broken, f"expected a stream that goes on, got {described(stream)}"
+    assert len(stream.garbled) == 1, f"expected one frame that is not JSON, got {shown(stream.garbled)}"
+    assert stream.raw_events, "expected an event before the frame that is not JSON, got none"
     world.notes["fault checked"] = True
 
 
@@ -44,24 +47,30 @@ REFUSALS = {"too many requests": 429, "unavailable": 503}  # RFC 6585 §4, RFC 9
                  r"(?P<seconds>\d+) seconds?$"))
 def _(world: Any, what: str, seconds: str) -> None:
     reply = world.reply
-    assert reply is not None and reply.error is not None, f"expected a refusal, got {reply}"
-    assert reply.http_status == REFUSALS[what], (reply.http_status, reply.error)
-    assert reply.headers is not None and reply.headers.get("retry-after") == seconds, reply.headers
-    assert f"retry after {seconds} s" in reply.error.message, reply.error.message
+    assert reply is not None and reply.error is not None, f"expected a refusal, got {described(reply)}"
+    assert reply.http_status == REFUSALS[what], f"expected HTTP {REFUSALS[what]}, got {reply.error}"
+    retry = reply.headers.get("retry-after") if reply.headers is not None else None
+    assert retry == seconds, f"expected Retry-After: {seconds}, got {retry or 'no Retry-After'}"
+    assert f"retry after {seconds} s" in reply.error.message, \
+        f'expected the message to say "retry after {seconds} s", got {reply.error}'
 
 
 @then("the connection is reset before any answer")
 def _(world: Any) -> None:
-    assert world.reply is None and world.notes.pop("no answer", None) is not None, world.reply
+    assert world.reply is None and world.notes.pop("no answer", None) is not None, \
+        f"expected the connection reset before any answer, got {described(world.reply)}"
 
 
 @then("the answer's body is not JSON")
 def _(world: Any) -> None:
-    assert world.reply is None and "not json" in world.notes, world.reply
-    assert world.notes.pop("not json").startswith('{"')  # the first half of the answer
+    assert world.reply is None and "not json" in world.notes, \
+        f"expected an answer whose body is not JSON, got {described(world.reply)}"
+    body = world.notes.pop("not json")
+    assert body.startswith('{"'), f"expected the first half of a JSON answer, got {shown(body[:200])}"
 
 
 @then(parsers.re(rf"the list holds one task, {STATE}$"))
 def _(world: Any, state: str) -> None:
     tasks = world.reply.body["tasks"]
-    assert [task["status"]["state"] for task in tasks] == [STATES[state]], tasks
+    assert [task["status"]["state"] for task in tasks] == [STATES[state]], \
+        f"expected one task, {state}, got {shown(tasks)}"

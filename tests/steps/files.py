@@ -10,9 +10,10 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import shown
 from support.webhook import Webhook
 
-from steps.common import workspace_of
+from steps.common import described, violations_said, workspace_of
 from steps.lifecycle import INBOX_STAMP, inbox_files, the_prompt
 from steps.tasks import send, text_message
 
@@ -39,32 +40,37 @@ def _(world: Any, size: int) -> None:
 def _(world: Any, pattern: str) -> None:
     content = world.notes["file_bytes"]
     saved = inbox_files(world)
-    assert len(saved) == 1, saved
+    assert len(saved) == 1, f"expected one file in the inbox, got {', '.join(p.name for p in saved) or 'none'}"
     expected = re.escape(pattern).replace(re.escape("<yyyymmdd-hhmmss>"), f"({INBOX_STAMP})")
     match = re.fullmatch(expected, saved[0].name)
-    assert match, f"{saved[0].name} does not match {pattern}"
+    assert match, f'expected the file saved as "{pattern}", got "{saved[0].name}"'
     stamp = datetime.strptime(match.group(1), "%Y%m%d-%H%M%S").replace(tzinfo=UTC)
-    assert abs(datetime.now(UTC) - stamp) < timedelta(minutes=2), f"{stamp} is not the time it arrived (UTC)"
-    assert saved[0].read_bytes() == content
+    assert abs(datetime.now(UTC) - stamp) < timedelta(minutes=2), \
+        f"expected the time the file arrived (UTC) in its name, got {stamp}"
+    kept = saved[0].read_bytes()
+    assert kept == content, f"expected the {len(content)} bytes sent, the inbox holds {len(kept)} other bytes"
     world.notes["saved"] = f"inbox/{saved[0].name}"
 
 
 @then("the prompt lists the saved file")
 def _(world: Any) -> None:
-    assert f"Files: {world.notes['saved']}" in the_prompt(world).splitlines()
+    prompt = the_prompt(world)
+    assert f"Files: {world.notes['saved']}" in prompt.splitlines(), \
+        f'expected the prompt to list "Files: {world.notes["saved"]}", got:\n{prompt}'
 
 
 @then(parsers.parse("the workspace has no {name}"))
 def _(world: Any, name: str) -> None:
-    assert not (workspace_of(world).path / name).exists()
+    assert not (workspace_of(world).path / name).exists(), f"expected no {name} in the workspace, but there is one"
 
 
 @then("nothing was saved to the inbox and no task was created")
 def _(world: Any) -> None:
     workspace = workspace_of(world)
-    assert inbox_files(world) == []
+    saved = inbox_files(world)
+    assert saved == [], f"expected nothing saved to the inbox, got {', '.join(p.name for p in saved)}"
     tasks = list(workspace.tasks_dir.glob("*.json")) if workspace.tasks_dir.is_dir() else []
-    assert tasks == [], tasks
+    assert tasks == [], f"expected no task created, got the task files {', '.join(p.name for p in tasks)}"
 
 
 
@@ -129,10 +135,11 @@ def _(world: Any, url: str, text: str) -> None:
 @then(parsers.parse('the inbox holds the file as "{pattern}" with the bytes served'))
 def _(world: Any, pattern: str) -> None:
     saved = inbox_files(world)
-    assert len(saved) == 1, saved
+    assert len(saved) == 1, f"expected one file in the inbox, got {', '.join(p.name for p in saved) or 'none'}"
     expected = re.escape(pattern).replace(re.escape("<yyyymmdd-hhmmss>"), INBOX_STAMP)
-    assert re.fullmatch(expected, saved[0].name), f"{saved[0].name} does not match {pattern}"
-    assert saved[0].read_bytes() == world.notes["file_bytes"]
+    assert re.fullmatch(expected, saved[0].name), f'expected the file saved as "{pattern}", got "{saved[0].name}"'
+    kept, served = saved[0].read_bytes(), world.notes["file_bytes"]
+    assert kept == served, f"expected the {len(served)} bytes served, the inbox holds {len(kept)} other bytes"
     world.notes["saved"] = f"inbox/{saved[0].name}"
 
 
@@ -142,18 +149,20 @@ def _(world: Any, why: str) -> None:
     field = {"1.0": "message.parts[1].url", "jsonrpc-0.3": "message.parts[1].file.uri",
              "rest-0.3": "message.content[1].file.fileWithUri"}[
         "1.0" if world.protocol.version == "1.0" else f"{world.protocol.binding}-0.3"]
-    error = world.reply.error
-    assert error is not None, "expected an error"
+    error = world.reply.error if world.reply is not None else None
+    assert error is not None, f'expected an error naming the field "{field}", got {described(world.reply)}'
     found = {v["field"]: v["description"] for v in error.violations}
-    assert field in found, f"no violation for {field!r}; violations: {found}"
-    assert why in found[field], f"{field}: {found[field]!r} does not say {why!r}"
+    assert field in found, f'expected the error to name the field "{field}", got {violations_said(found)}: {error}'
+    assert why in found[field], f'expected the violation of "{field}" to say "{why}", got {shown(found[field])}'
 
 
 @then("nothing was saved to the inbox")
 def _(world: Any) -> None:
-    assert inbox_files(world) == []
+    saved = inbox_files(world)
+    assert saved == [], f"expected nothing saved to the inbox, got {', '.join(p.name for p in saved)}"
 
 
 @then(parsers.re(r"the (?P<name>file server|other file server) was never asked$"))
 def _(world: Any, name: str) -> None:
-    assert world.notes[name].requests() == []
+    got = world.notes[name].requests()
+    assert got == [], f"expected the {name} never asked, it got {len(got)} requests"

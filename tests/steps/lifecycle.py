@@ -16,10 +16,11 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import shown
 from support.live import LiveServer
 from support.schemas import assert_valid
 
-from steps.common import TIMESTAMP, UUID, wait_until, workspace_of, write_json
+from steps.common import TIMESTAMP, UUID, described, wait_until, workspace_of, write_json
 from steps.tasks import STATES, remember, status_text, task_id
 
 TASK_FILE = "urn:reference-server:task-file"
@@ -73,7 +74,7 @@ def the_prompt(world: Any) -> str:
     message_id = [m for m in stored["history"] if m["role"] == "ROLE_USER"][-1]["messageId"]
     records = session_records(world, stored["contextId"])
     prompts = [r["content"] for r in records if r["role"] == "user" and r.get("messageId") == message_id]
-    assert len(prompts) == 1, f"expected one prompt for message {message_id}, found {len(prompts)}"
+    assert len(prompts) == 1, f'expected one prompt for the message "{message_id}" in the session, found {len(prompts)}'
     return prompts[0]  # type: ignore[no-any-return]
 
 
@@ -182,7 +183,7 @@ def _(world: Any, label: str, state: str) -> None:
 
 @then("the task file is no larger than twice the request that made it")
 def _(world: Any) -> None:
-    assert world.reply.error is None, world.reply.error
+    assert world.reply is not None and world.reply.error is None, f"expected a task, got {described(world.reply)}"
     remember(world, world.reply.body["task"])
     size, sent = task_file(world).stat().st_size, world.notes["sent_bytes"]
     assert size <= 2 * sent, f"a request of {sent} bytes made a task file of {size} bytes"
@@ -190,57 +191,70 @@ def _(world: Any) -> None:
 
 @then("the task file is not rewritten as failed")
 def _(world: Any) -> None:
-    assert read_task_file(world) == world.notes["stale_file"]  # not one byte of it recovered as "server restarted"
-    assert world.reply.error is None, world.reply.error
+    stored = read_task_file(world)
+    # not one byte of it recovered as "server restarted"
+    assert stored == world.notes["stale_file"], f"expected the task file as it was, got {shown(stored)}"
+    assert world.reply.error is None, f"expected success, got {world.reply}"
 
 
 @then(parsers.parse('the listed task is {state} with the status message "{text}"'))
 def _(world: Any, state: str, text: str) -> None:
-    assert world.reply.error is None, world.reply.error
+    assert world.reply.error is None, f"expected a list of tasks, got {world.reply}"
     listed = [t for t in world.reply.body.get("tasks", []) if t["id"] == task_id(world)]
-    assert len(listed) == 1, f"the task is listed {len(listed)} times"
-    assert listed[0]["status"]["state"] == STATES[state], listed[0]["status"]
-    assert status_text(listed[0]) == text
+    assert len(listed) == 1, f"expected the task listed once, got it {len(listed)} times"
+    assert listed[0]["status"]["state"] == STATES[state], \
+        f"expected the listed task {state}, got the status {shown(listed[0]['status'])}"
+    said = status_text(listed[0])
+    assert said == text, f'expected the listed task\'s status message to say "{text}", got "{said}"'
 
 
 @then(parsers.parse('the task file says {state} with the status message "{text}"'))
 def _(world: Any, state: str, text: str) -> None:
     stored = read_task_file(world)
-    assert stored["status"]["state"] == STATES[state], stored["status"]
-    assert status_text(stored) == text
-    assert TIMESTAMP.match(stored["status"]["timestamp"]), stored["status"]
-    assert stored["status"]["timestamp"] > "2026-10-07T14:22:33.000Z", "the file was rewritten with a new time"
+    assert stored["status"]["state"] == STATES[state], \
+        f"expected the task file to say {state}, got the status {shown(stored['status'])}"
+    said = status_text(stored)
+    assert said == text, f'expected the task file\'s status message to say "{text}", got "{said}"'
+    assert TIMESTAMP.match(stored["status"]["timestamp"]), \
+        f"expected an RFC 3339 UTC timestamp with milliseconds, got the status {shown(stored['status'])}"
+    assert stored["status"]["timestamp"] > "2026-10-07T14:22:33.000Z", \
+        f"expected the file rewritten with a new time, got the timestamp {stored['status']['timestamp']}"
 
 
 @then("the task file is the task plus the caller and its push configs")
 def _(world: Any) -> None:
     stored = read_task_file(world)
     assert_valid(stored, TASK_FILE)
-    assert stored["caller"] == world.caller
-    assert stored["pushConfigs"] == []
+    assert stored["caller"] == world.caller, f'expected the caller "{world.caller}" in the task file, got ' \
+        f"{shown(stored['caller'])}"
+    assert stored["pushConfigs"] == [], f"expected no push configs in the task file, got {shown(stored['pushConfigs'])}"
     got = world.client(version="1.0").call("GetTask", {"id": task_id(world)})
-    assert got.error is None, got.error
+    assert got.error is None, f"expected the task, got {got}"
     # the task as GetTask returns it (1.0) is the file without the envelope fields
-    assert {k: v for k, v in stored.items() if k not in ("caller", "pushConfigs")} == got.body
+    task = {k: v for k, v in stored.items() if k not in ("caller", "pushConfigs")}
+    assert task == got.body, f"expected GetTask to give the task file's task {shown(task)}, got {shown(got.body)}"
 
 
 @then("the task file matches the snapshot")
 def _(world: Any, snapshot_json: Any) -> None:
     stored = read_task_file(world)
-    assert stored["id"] == task_id(world) and stored["contextId"] == world.context_id
+    assert stored["id"] == task_id(world) and stored["contextId"] == world.context_id, (
+        f'expected the task file of the task "{task_id(world)}" in the context "{world.context_id}", got the id '
+        f"{shown(stored['id'])} and the context {shown(stored['contextId'])}")
     masked = json.loads(json.dumps(stored))
     masked["id"], masked["contextId"] = "<task id>", "<context id>"
     masked["status"]["timestamp"] = _masked_timestamp(masked["status"]["timestamp"])
     for message in masked.get("history", []):
-        assert message["taskId"] == stored["id"] and message["contextId"] == stored["contextId"], message
+        assert message["taskId"] == stored["id"] and message["contextId"] == stored["contextId"], \
+            f"expected each message of the history to name the task and its context, got {shown(message)}"
         message["taskId"], message["contextId"] = "<task id>", "<context id>"
-        assert UUID.match(message["messageId"]), message["messageId"]
+        assert UUID.match(message["messageId"]), f"expected a UUID messageId, got {shown(message['messageId'])}"
         message["messageId"] = "<message id>"
-    assert masked == snapshot_json
+    assert masked == snapshot_json, f"expected the task file as in its snapshot (spec/snapshots/), got {shown(masked)}"
 
 
 def _masked_timestamp(value: str) -> str:
-    assert TIMESTAMP.match(value), f"{value!r} is not RFC 3339 UTC with milliseconds"
+    assert TIMESTAMP.match(value), f"expected an RFC 3339 UTC timestamp with milliseconds, got {shown(value)}"
     return "<timestamp>"
 
 
@@ -260,7 +274,7 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     # the request log's line of the GetTask itself (0.3: tasks/get) is no line about the file
     mentions = [r.getMessage() for r in caplog.records if r.name != "reference_server.requests"
                 and (the_id in r.getMessage() or "task file" in r.getMessage() or "tasks/" in r.getMessage())]
-    assert not mentions, mentions
+    assert not mentions, "expected no log line about the task or its file, got:\n" + "\n".join(mentions)
 
 
 @then(parsers.parse("the server logs the task's end once with the state {state}"))
@@ -272,9 +286,13 @@ def _(world: Any, caplog: pytest.LogCaptureFixture, state: str) -> None:
         return [m for r in caplog.records if (m := line.match(r.getMessage()))]
 
     found = wait_until(ends, "the task-end log line")
-    assert len(found) == 1, [m.group(0) for m in found]
+    lines = "\n".join(m.group(0) for m in found)
+    assert len(found) == 1, f"expected one task-end log line, got {len(found)}:\n{lines}"
     owner, caller, logged_state, duration = found[0].groups()
-    assert (owner, caller, logged_state) == (next(iter(world.workspaces)), world.caller, state)
-    assert re.fullmatch(r"\d+(\.\d+)?m?s", duration), duration
+    expected = (next(iter(world.workspaces)), world.caller, state)
+    assert (owner, caller, logged_state) == expected, \
+        f"expected the owner, caller and state {', '.join(map(str, expected))}, got the line {found[0].group(0)}"
+    assert re.fullmatch(r"\d+(\.\d+)?m?s", duration), \
+        f"expected a duration in s or ms, got the line {found[0].group(0)}"
 
 

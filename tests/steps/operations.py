@@ -8,20 +8,21 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 from support.client import A2AClient
-from support.schemas import assert_valid
+from support.exchanges import shown
 
 from steps.capabilities import capability
+from steps.common import described, field_of
 from steps.prefixes import OTHER, prefixed
 from steps.push import IDLE_HOOK
-from steps.tasks import as_caller, task_id
+from steps.tasks import as_caller, seen_task, state_of_task, task_id
 
 STREAMING = {"SendStreamingMessage", "SubscribeToTask"}
 
 
 def params_for(world: Any, operation: str) -> dict[str, Any]:
     """The parameters of `operation` on "the task" (a task waiting for input, in these scenarios)."""
-    task = world.notes["seen"]["the task"]
-    message = prefixed("tck-input-required", taskId=task["id"], contextId=task.get("contextId"))
+    task = seen_task(world)
+    message = prefixed(world, "tck-input-required", taskId=task["id"], contextId=task.get("contextId"))
     return {
         "SendMessage": {"message": message},
         "SendStreamingMessage": {"message": message},
@@ -52,13 +53,15 @@ def _(world: Any, operation: str) -> None:
 
 
 def failure(world: Any) -> Any:
-    return (world.stream if world.reply is None else world.reply).error
+    reply = world.stream if world.reply is None else world.reply
+    assert reply is not None, "expected an answer, got none"
+    return reply.error
 
 
 @then("the method is known")
 def _(world: Any) -> None:
     error = failure(world)
-    assert error is None or error.code != -32601, f"the method is not found: {error.message}"
+    assert error is None or error.code != -32601, f"expected the method known, got {error}"
 
 
 @then("the operation is served")
@@ -68,8 +71,9 @@ def _(world: Any) -> None:
     error = failure(world)
     if error is None:
         return
-    assert error.code != -32601, f"the method is not found: {error.message}"
-    assert not (error.http_status in (404, 405) and error.reason is None), f"no route: HTTP {error.http_status}"
+    assert error.code != -32601, f"expected the operation served, got {error}"
+    assert not (error.http_status in (404, 405) and error.reason is None), \
+        f"expected the operation served, got HTTP {error.http_status} without an A2A error (no such route): {error}"
 
 
 # --- another caller ---
@@ -93,9 +97,11 @@ def _(world: Any) -> None:
     theirs = failure(world)
     with as_caller(world, OTHER):
         unknown = world.client().call("GetTask", {"id": f"tck-no-such-task-{task_id(world)[:8]}"}).error
-    assert theirs is not None and unknown is not None, (theirs, unknown)
+    assert theirs is not None and unknown is not None, (
+        f"expected a refusal both for another caller's task and for a task that does not exist, got "
+        f"{theirs or 'success'} for the first and {unknown or 'success'} for the second")
     assert (theirs.code, theirs.http_status, theirs.reason) == (unknown.code, unknown.http_status, unknown.reason), (
-        f"another caller's task: {theirs.raw}; a task that does not exist: {unknown.raw}")
+        f"expected the same refusal as for a task that does not exist ({unknown}), got {theirs}")
 
 
 # --- bindings compared ---
@@ -106,18 +112,28 @@ def _(world: Any) -> None:
     other = {"jsonrpc": "rest", "rest": "jsonrpc"}[world.protocol.binding]
     client = world.client()
     client.binding = other
-    world.notes["sent answer"] = world.reply.body["task"]
+    reply = world.reply
+    assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
+    world.notes["sent answer"] = field_of(reply.body, "task", "an answer")
     world.notes["other binding task"] = client.call("GetTask", {"id": task_id(world)})
 
 
 @then("the task read on the other binding is the task the answer gave")
 def _(world: Any) -> None:
     reply = world.notes["other binding task"]
-    assert reply.error is None, reply.error
+    assert reply.error is None, f"expected the task on the other binding, got {reply}"
     sent, read = world.notes["sent answer"], reply.body
-    fields = ("id", "contextId", "status", "artifacts")
-    assert {f: read.get(f) for f in fields if f != "status"} == {f: sent.get(f) for f in fields if f != "status"}
-    assert read["status"]["state"] == sent["status"]["state"], (read["status"], sent["status"])
+    assert isinstance(sent, dict) and isinstance(read, dict), \
+        f"expected a task on both bindings, got {shown(sent)} and {shown(read)}"
+    fields = ("id", "contextId", "artifacts")
+    expected, got = {f: sent.get(f) for f in fields}, {f: read.get(f) for f in fields}
+    assert got == expected, \
+        f"expected the task read on the other binding to be the task the answer gave, {shown(expected)}, " \
+        f"got {shown(got)}"
+    sent_state, read_state = state_of_task(sent), state_of_task(read)
+    assert read_state == sent_state, \
+        f"expected the task read on the other binding in the state the answer gave, {shown(sent_state)}, got " \
+        f"{shown(read_state)}"
 
 
 # --- versions ---
@@ -131,25 +147,41 @@ def _(world: Any, version: str, header: str) -> None:
 @then("the answer is a task in the shapes of the caller's version")
 def _(world: Any) -> None:
     reply = world.reply
-    assert reply.error is None, reply.error
-    result = reply.raw["result"] if world.protocol.binding == "jsonrpc" else reply.raw
+    assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
+    result = field_of(reply.raw, "result", "a JSON-RPC response") if world.protocol.binding == "jsonrpc" \
+        else reply.raw
+    # what tells the versions apart is checked here; the rest of each shape is every answer's check (SPEC-WIRE-001)
     if world.protocol.version == "1.0":
-        assert_valid(result, "urn:a2a:v1#/$defs/SendMessageResponse")
-        assert "task" in result, result
+        world.check(result, "urn:a2a:v1#/$defs/SendMessageResponse", "SendMessage")
+        task = result.get("task") if isinstance(result, dict) else None
+        assert isinstance(task, dict) and "kind" not in task, f"expected an A2A 1.0 task, got {shown(result)}"
+        assert str(field_of(task.get("status"), "state", "a task status")).startswith("TASK_STATE_"), \
+            f"expected an A2A 1.0 state (TASK_STATE_…), got {shown(task.get('status'))}"
     elif world.protocol.binding == "jsonrpc":
-        assert result.get("kind") == "task", result  # A2A 0.3: the Task itself, with its kind
-        assert_valid(result, "urn:a2a:v0.3#/definitions/Task")
+        # A2A 0.3: the Task itself, with its kind
+        assert isinstance(result, dict) and result.get("kind") == "task", \
+            f'expected an A2A 0.3 Task (kind "task"), got {shown(result)}'
+        world.check(result, "urn:a2a:v0.3#/definitions/Task", "message/send")
+        assert not str(field_of(result.get("status"), "state", "a task status")).startswith("TASK_STATE_"), \
+            f"expected an A2A 0.3 state (completed, working…), got {shown(result.get('status'))}"
     else:
-        assert_valid(result, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse")
+        world.check(result, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse", "SendMessage")
+        task = result.get("task") if isinstance(result, dict) else None
+        assert isinstance(task, dict), f"expected an A2A 0.3 proto answer with a task, got {shown(result)}"
+        assert all(isinstance(m, dict) and "content" in m for m in task.get("history") or []), \
+            f"expected the 0.3 proto's messages (content, not parts), got {shown(task.get('history'))}"
 
 
 @then("the call is refused as not A2A 1.0")
 def _(world: Any) -> None:
     # A2A §3.6.2: no A2A-Version means 0.3; a 1.0 method read as 0.3 is a version the interface does not serve for
     # it (-32009), or a method 0.3 does not have (-32601), never served as 1.0
-    error = world.reply.error
-    assert error is not None, f"served as A2A 1.0: {world.reply.body}"
-    assert error.code in (-32009, -32601), f"the code {error.code}: {error.message}"
+    reply = world.reply
+    assert reply is not None, "expected a refusal, got no answer"
+    error = reply.error
+    assert error is not None, f"expected a refusal, the call was served as A2A 1.0: {reply}"
+    assert error.code in (-32009, -32601), \
+        f"expected VersionNotSupported (-32009) or MethodNotFound (-32601), got {error}"
 
 
 @when(parsers.parse('the caller gets the task "{task}" with the A2A 0.3 method'))

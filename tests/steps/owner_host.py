@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 from support.client import REST_ROUTES
+from support.exchanges import shown
 from support.live import LiveServer, OwnerHostWorkspaces, OwnersFileWorkspaces, settings_for
 from support.telegram import FakeTelegram
 from support.v03_rest import ROUTES as V03_REST_ROUTES
@@ -116,14 +117,14 @@ def _(world: Any, request: pytest.FixtureRequest) -> None:
 @when(parsers.parse('the host\'s owners file also lists "{owner}"'))
 def _(world: Any, owner: str) -> None:
     listed = host_of(world).workspaces
-    assert isinstance(listed, OwnersFileWorkspaces)
+    assert isinstance(listed, OwnersFileWorkspaces), "expected a host that reads its owners from a file"
     listed.list([*listed.owners, owner])
 
 
 @when(parsers.parse('the host\'s owners file no longer lists "{owner}"'))
 def _(world: Any, owner: str) -> None:
     listed = host_of(world).workspaces
-    assert isinstance(listed, OwnersFileWorkspaces)
+    assert isinstance(listed, OwnersFileWorkspaces), "expected a host that reads its owners from a file"
     listed.list([o for o in listed.owners if o != owner])
 
 
@@ -158,22 +159,25 @@ def _log_text(caplog: pytest.LogCaptureFixture) -> str:
 @then("no log line holds the bot token or a caller's key")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     text = _log_text(caplog)
-    assert caplog.records, "nothing was logged: the check would prove nothing"
-    assert BOT_TOKEN not in text and BOT_TOKEN.split(":")[1] not in text, "the bot token reached a log line"
+    assert caplog.records, "expected log lines to check, nothing was logged: the check would prove nothing"
+    assert BOT_TOKEN not in text and BOT_TOKEN.split(":")[1] not in text, \
+        "expected no log line to hold the bot token, but one does"
     for name, key in world.keys.items():
-        assert key not in text, f"the key of {name} reached a log line"
+        assert key not in text, f'expected no log line to hold a caller\'s key, but one holds the key of "{name}"'
 
 
 @then(parsers.parse('a warning says notify_owner failed for the owner "{owner}"'))
 def _(caplog: pytest.LogCaptureFixture, owner: str) -> None:
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
-    assert any(w.startswith(f"notify_owner for owner {owner} ") and "failed" in w for w in warnings), warnings
+    assert any(w.startswith(f"notify_owner for owner {owner} ") and "failed" in w for w in warnings), \
+        f'expected a warning that notify_owner failed for the owner "{owner}", got:\n' + \
+        ("\n".join(warnings) or "no warning")
 
 
 @then("the log said once that A2A is switched off")
 def _(caplog: pytest.LogCaptureFixture) -> None:
     said = [r for r in caplog.records if "A2A is switched off" in r.getMessage()]
-    assert len(said) == 1, [r.getMessage() for r in said]
+    assert len(said) == 1, f'expected the log to say "A2A is switched off" once, it said it {len(said)} times'
 
 
 # --- the Telegram chats ---
@@ -186,12 +190,14 @@ def _(world: Any, owner: str) -> None:
 
 @then(parsers.parse('the chat of "{owner}" got "{text}"'))
 def _(world: Any, owner: str, text: str) -> None:
-    assert host_of(world).telegram.to(owner) == [text]
+    got = host_of(world).telegram.to(owner)
+    assert got == [text], f'expected the chat of "{owner}" to get "{text}" only, got {shown(got)}'
 
 
 @then(parsers.parse('the chat of "{owner}" got nothing'))
 def _(world: Any, owner: str) -> None:
-    assert host_of(world).telegram.to(owner) == []
+    got = host_of(world).telegram.to(owner)
+    assert got == [], f'expected nothing in the chat of "{owner}", got {shown(got)}'
 
 
 # --- the a2a command ---
@@ -203,7 +209,7 @@ def _(world: Any, owner: str, form: str) -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         code = cli.main([*argv, "--json"] if form == "JSON" else argv)
-    assert code == 0, out.getvalue()
+    assert code == 0, f"expected the a2a command to succeed, it exited with {code}:\n{out.getvalue()}"
     world.notes["command"] = (form, out.getvalue())
 
 
@@ -249,25 +255,29 @@ def command_listing(world: Any) -> Listing:
 @then(parsers.parse('the command lists "{first}" and "{second}" as isolated callers, keys masked as …last4'))
 def _(world: Any, first: str, second: str) -> None:
     expected = [(name, "isolated", "…" + world.keys[name][-4:]) for name in (first, second)]
-    assert command_listing(world).callers == expected
+    got = command_listing(world).callers
+    assert got == expected, f"expected the callers {shown(expected)}, the command listed {shown(got)}"
 
 
 @then(parsers.parse('the command lists one task, of "{caller}", {state}'))
 def _(world: Any, caller: str, state: str) -> None:
-    assert command_listing(world).tasks == [(caller, state)]
+    got = command_listing(world).tasks
+    assert got == [(caller, state)], f'expected one task, of "{caller}", {state}, the command listed {shown(got)}'
 
 
 @then("the command's output holds no caller's key")
 def _(world: Any) -> None:
     output = world.notes["command"][1]
     for name, key in world.keys.items():
-        assert key not in output and key[:-4] not in output, f"the key of {name} is shown"
+        assert key not in output and key[:-4] not in output, \
+            f'expected no caller\'s key in the output, but it shows the key of "{name}"'
 
 
 @then("the command reports the callers file as not valid JSON")
 def _(world: Any) -> None:
     problems = command_listing(world).problems
-    assert any(str(workspace_of(world).callers_file) in p and "not valid JSON" in p for p in problems), problems
+    assert any(str(workspace_of(world).callers_file) in p and "not valid JSON" in p for p in problems), \
+        "expected a problem reporting the callers file as not valid JSON, got:\n" + ("\n".join(problems) or "none")
 
 
 @then("the command reports the task file as not a valid task file")
@@ -276,7 +286,8 @@ def _(world: Any) -> None:
 
     path = workspace_of(world).tasks_dir / f"{task_id(world)}.json"
     problems = command_listing(world).problems
-    assert any(str(path) in p and "not a valid task file" in p for p in problems), problems
+    assert any(str(path) in p and "not a valid task file" in p for p in problems), \
+        "expected a problem reporting the task file as not a valid task file, got:\n" + ("\n".join(problems) or "none")
 
 
 # --- A2A switched off ---
@@ -303,7 +314,8 @@ def _(world: Any) -> None:
 @then("none of them is found")
 def _(world: Any) -> None:
     answers = world.notes["answers"]
-    assert len(answers) > 10, sorted(answers)
+    assert len(answers) > 10, f"expected more than 10 routes tried, got {len(answers)}: {', '.join(sorted(answers))}"
     found = {route: answer.status_code for route, answer in answers.items()
              if answer.status_code != 404 or answer.json()["error"]["status"] != "NOT_FOUND"}
-    assert not found, found
+    assert not found, "expected every route not found (HTTP 404 NOT_FOUND), got: " + "; ".join(
+        f"{route} HTTP {status}" for route, status in found.items())

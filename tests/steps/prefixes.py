@@ -1,8 +1,10 @@
-"""Steps that drive any agent through the TCK's messageId prefixes (a2a-tck scenarios/core_operations.feature and
-streaming.feature, 1.0-dev): the portable scenarios of spec/features/a2a/ ask for a behaviour no other way.
+"""Steps that drive any agent through the behaviour conventions of the TCK (messageId prefixes, a2a-tck 1.0-dev) and
+ACTS (text prefixes): the portable scenarios of spec/features/a2a/ ask for a behaviour no other way.
 
-A message "tck-complete-task" is one whose messageId starts with that prefix; its text says nothing the agent
-needs. A task the caller does not name is "the task", the one the last answer carried."""
+A message "tck-complete-task" is one that asks for that behaviour in the convention the agent follows
+(support/conventions.py): its messageId starts with the prefix (TCK), or its text does (ACTS). An agent that follows
+neither offers only what a plain message gets; a scenario that needs another behaviour is n/a, with the reason. A
+task the caller does not name is "the task", the one the last answer carried."""
 
 from __future__ import annotations
 
@@ -12,38 +14,47 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.client import json_of
+from support.conventions import TEXT, Unoffered
+from support.exchanges import body_text, shown
 from support.target import TARGET_KEY, TARGET_OTHER_KEY
 
-from steps.common import add_workspace, new_key, reply_of, workspace_of, write_json
-from steps.tasks import STATES, as_caller, cancel_task, send, task_id, the_task
+from steps.common import add_workspace, described, field_of, new_key, reply_of, workspace_of, write_json
+from steps.tasks import STATES, as_caller, cancel_task, seen_task, send, state_name, state_of_task, task_id, the_task
 
 OTHER = "other-bot"  # the second caller of the portable scenarios about what a caller may see
 PREFIX = r'"(?P<prefix>[^"]+)"'
 TERMINAL = {STATES[s] for s in ("completed", "failed", "canceled", "rejected")}
 
 
-def prefixed(prefix: str, **fields: Any) -> dict[str, Any]:
-    """A message whose messageId asks the agent for the prefix's behaviour."""
-    message: dict[str, Any] = {"messageId": f"{prefix}-{uuid.uuid4()}", "role": "ROLE_USER",
-                               "parts": [{"text": "A message of the conformance suite"}]}
+def prefixed(world: Any, prefix: str, *, needed: bool = True, **fields: Any) -> dict[str, Any]:
+    """A message that asks the agent for the prefix's behaviour in the convention it follows; the scenario is n/a
+    when the agent does not offer it, unless the behaviour is not `needed` (the server answers before the agent
+    has a say): then a plain message will do."""
+    try:
+        message = world.agent.message(prefix)
+    except Unoffered as unoffered:
+        if needed:
+            pytest.skip(str(unoffered))
+        message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": TEXT}]}
     message.update({name: value for name, value in fields.items() if value is not None})
-    return message
+    return message  # type: ignore[no-any-return]
 
 
 def send_prefixed(world: Any, prefix: str, *, context_id: str | None = None, task: str | None = None,
                   **configuration: Any) -> Any:
-    message = prefixed(prefix, contextId=context_id, taskId=task)
+    message = prefixed(world, prefix, contextId=context_id, taskId=task)
     world.notes.setdefault("sent", []).append(message)
     world.notes["last sent"] = message
-    reply = send(world, message, **configuration)
-    if reply.error is None and "task" in reply.body:
+    reply = send(world, message, **configuration)  # None when no answer came (a fault the message asked for)
+    if reply is not None and reply.error is None and isinstance(reply.body, dict) and "task" in reply.body:
         world.notes.setdefault("task ids", []).append(reply.body["task"]["id"])
     return reply
 
 
 def answer(world: Any, prefix: str, *, context: str | None = "the task's", only_task: bool = False) -> Any:
     """A message to "the task": with its context, with another one, or naming only the task."""
-    task = world.notes["seen"]["the task"]
+    task = seen_task(world)
     context_id = None if only_task else task.get("contextId") if context == "the task's" else context
     return send_prefixed(world, prefix, context_id=context_id, task=task["id"])
 
@@ -78,11 +89,15 @@ def _(world: Any) -> None:
 
 
 def world_card(world: Any) -> dict[str, Any]:
-    """The server's public card, fetched once per scenario."""
+    """The server's public card (where discovery found it), fetched once per scenario."""
     if "public card" not in world.notes:
-        response = world.http.get("/.well-known/agent-card.json")
-        assert response.status_code == 200, f"no agent card: HTTP {response.status_code}"
-        world.notes["public card"] = response.json()
+        response = world.http.get(world.server.card_url)
+        assert response.status_code == 200, (
+            f"expected the agent card at {world.server.card_url}, got HTTP {response.status_code}: "
+            f"{body_text(response.content, response.headers.get('content-type', ''), 200)}")
+        card = json_of(response, "the agent card")
+        assert isinstance(card, dict), f"expected the agent card, a JSON object, got {shown(card)}"
+        world.notes["public card"] = card
     return world.notes["public card"]  # type: ignore[no-any-return]
 
 
@@ -98,9 +113,10 @@ def _(world: Any, prefix: str) -> None:
 @given(parsers.re(rf"the other caller sent an? {PREFIX} message$"))
 def _(world: Any, prefix: str) -> None:
     with as_caller(world, OTHER):  # not "the task": the caller's own task stays the one the scenario speaks of
-        reply = world.client().call("SendMessage", {"message": prefixed(prefix)})
-    assert reply.error is None, reply.error
-    world.notes["other task"] = reply.body["task"]["id"]
+        reply = world.client().call("SendMessage", {"message": prefixed(world, prefix)})
+    assert reply.error is None, f'expected a task for the other caller\'s "{prefix}" message, got {reply}'
+    task = field_of(reply.body, "task", f'the answer to a "{prefix}" message')
+    world.notes["other task"] = field_of(task, "id", "a task")
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message without waiting$"))
@@ -132,15 +148,17 @@ def _(world: Any, prefix: str, context: str) -> None:
 
 @when(parsers.re(rf'the caller sends an? {PREFIX} message with a file part of type "(?P<media>[^"]+)"$'))
 def _(world: Any, prefix: str, media: str) -> None:
-    message = prefixed(prefix)
-    message["parts"] = [{"raw": "dGNr", "filename": "tck.bin", "mediaType": media}]
+    # the server refuses such a part before its agent has a say (A2A §3.1.1), whatever the agent would do
+    message = prefixed(world, prefix, needed=False)
+    file = {"raw": "dGNr", "filename": "tck.bin", "mediaType": media}
+    message["parts"] = [*message["parts"], file] if not world.agent.tck else [file]
     send(world, message)
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message with a field no version of A2A defines$"))
 def _(world: Any, prefix: str) -> None:
     # A2A §5.7: unrecognized fields SHOULD be ignored, in the message and around it
-    message = {**prefixed(prefix), "conformanceSuiteNote": "not an A2A field"}
+    message = {**prefixed(world, prefix), "conformanceSuiteNote": "not an A2A field"}
     send(world, message, conformanceSuiteOption=True)
 
 
@@ -152,7 +170,7 @@ def _(world: Any, prefix: str) -> None:
 
 @when(parsers.re(rf"the caller answers the task with an? {PREFIX} message naming only the task$"))
 def _(world: Any, prefix: str) -> None:
-    world.notes["context before"] = world.notes["seen"]["the task"].get("contextId")
+    world.notes["context before"] = seen_task(world).get("contextId")
     answer(world, prefix, only_task=True)
 
 
@@ -164,7 +182,7 @@ def _(world: Any, prefix: str) -> None:
 @given("the caller canceled the task")
 def _(world: Any) -> None:
     reply = cancel_task(world)
-    assert reply.error is None, reply.error
+    assert reply.error is None, f"expected the task canceled, got {reply}"
 
 
 @when(parsers.parse('the caller cancels the task "{task}"'))
@@ -179,41 +197,54 @@ def _(world: Any, task: str) -> None:
 @then(parsers.re(r"the answer is an? (?P<kind>task|message)$"))
 def _(world: Any, kind: str) -> None:
     reply = world.reply
-    assert reply.error is None, reply.error
-    assert list(reply.body) == [kind], f"expected a {kind}, got {list(reply.body)}"  # A2A §3.1.1: one of the two
+    assert reply is not None and reply.error is None, f"expected a {kind}, got {described(reply)}"
+    # A2A §3.1.1: one of the two
+    assert isinstance(reply.body, dict) and list(reply.body) == [kind], \
+        f"expected an answer holding exactly a {kind} (one of task or message), got {reply}"
 
 
 @then("the answer is a task not yet in a terminal state")
 def _(world: Any) -> None:
     # A2A §3.2.2: returnImmediately returns once the task exists; the task is still in progress
-    state = the_task(world)["status"]["state"]
-    assert state not in TERMINAL, f"the answer came with the task {state}: it waited for the end"
+    state = state_of_task(the_task(world))
+    assert not (isinstance(state, str) and state in TERMINAL), \
+        f"expected the task not yet in a terminal state, the answer came with the task {state_name(state)}: " \
+        "it waited for the end"
 
 
 @then(parsers.parse('the task has an artifact with the text "{text}"'))
 def _(world: Any, text: str) -> None:
     artifacts = the_task(world).get("artifacts", [])
+    assert isinstance(artifacts, list) and all(
+        isinstance(a, dict) and isinstance(a.get("parts"), list) and all(isinstance(p, dict) for p in a["parts"])
+        for a in artifacts), f"expected the task's artifacts, each with its parts, got {shown(artifacts)}"
     texts = ["".join(part.get("text", "") for part in a["parts"]) for a in artifacts]
-    assert text in texts, f"no artifact says {text!r}: {artifacts}"
+    assert text in texts, f'expected an artifact with the text "{text}", got the artifacts {shown(artifacts)}'
 
 
 @then("the two tasks have different ids")
 def _(world: Any) -> None:
-    first, second = world.notes["task ids"][-2:]
-    assert first and second and first != second, (first, second)
+    ids = world.notes.get("task ids", [])
+    assert len(ids) >= 2, f"expected two answers with a task, got {len(ids)}"
+    first, second = ids[-2:]
+    assert first and second and first != second, \
+        f"expected two tasks with different ids, got the ids {shown(first)} and {shown(second)}"
 
 
 def answered(world: Any) -> dict[str, Any]:
     """The task or the message the last answer carried."""
     reply = world.reply
-    assert reply is not None and reply.error is None, f"expected an answer, got {reply and reply.error}"
-    (value,) = reply.body.values()
-    return value  # type: ignore[no-any-return]
+    assert reply is not None and reply.error is None, f"expected a task or a message, got {described(reply)}"
+    body = reply.body
+    assert isinstance(body, dict) and len(body) == 1 and isinstance(next(iter(body.values())), dict), \
+        f"expected an answer holding exactly one of task or message, got {reply}"
+    return next(iter(body.values()))  # type: ignore[no-any-return]
 
 
 @then("the answer names a context")
 def _(world: Any) -> None:
-    assert answered(world).get("contextId"), f"no contextId in {answered(world)}"
+    value = answered(world)
+    assert value.get("contextId"), f"expected the answer to name a contextId, got {shown(value)}"
 
 
 @then("the context of the task is the one the answer named")
@@ -221,30 +252,40 @@ def _(world: Any) -> None:
     # A2A §3.4.1: a contextId the agent made is in its answer; the task read later has that context
     named = answered(world).get("contextId")
     got = world.client().call("GetTask", {"id": task_id(world)})
-    assert got.error is None, got.error
-    assert got.body.get("contextId") == named, f"the answer named {named!r}, the task has {got.body.get('contextId')}"
+    assert got.error is None, f"expected the task, got {got}"
+    read = got.body.get("contextId") if isinstance(got.body, dict) else None
+    assert read == named, \
+        f"expected the task read later in the context the answer named, {shown(named)}, got {shown(read)}"
 
 
 @then("the answer names the caller's context")
 def _(world: Any) -> None:
-    assert answered(world).get("contextId") == world.notes["own context"], answered(world)
+    value, own = answered(world), world.notes["own context"]
+    assert value.get("contextId") == own, \
+        f'expected the answer to name the caller\'s context "{own}", got {shown(value.get("contextId"))}'
 
 
 @then("the answer names that context, or the call is refused")
 def _(world: Any) -> None:
     # A2A §3.4.1: a contextId the agent cannot take is refused; it is never swapped for one of the agent's
-    if world.reply.error is None:
-        assert answered(world).get("contextId") == world.notes["own context"], answered(world)
+    if world.reply is None or world.reply.error is None:
+        value, own = answered(world), world.notes["own context"]
+        assert value.get("contextId") == own, \
+            f'expected the answer to name the context "{own}", or a refusal, got the context ' \
+            f'{shown(value.get("contextId"))}'
 
 
 @then("the answer names the context of the task")
 def _(world: Any) -> None:
-    assert answered(world).get("contextId") == world.notes["context before"], answered(world)
+    value, before = answered(world), world.notes["context before"]
+    assert value.get("contextId") == before, \
+        f"expected the answer to name the context of the task, {shown(before)}, got {shown(value.get('contextId'))}"
 
 
 @then("the call is refused")
 def _(world: Any) -> None:
-    assert reply_of(world).error is not None, f"expected a refusal, got {getattr(reply_of(world), 'body', None)}"
+    reply = reply_of(world)
+    assert reply is not None and reply.error is not None, f"expected a refusal, got {described(reply)}"
 
 
 # --- history ---
@@ -253,27 +294,40 @@ def _(world: Any) -> None:
 @then(parsers.parse("the task has at most {count:d} message in its history"))
 def _(world: Any, count: int) -> None:
     history = the_task(world).get("history", [])
-    assert len(history) <= count, f"{len(history)} messages: {history}"  # A2A §3.2.4: never more than asked
+    # A2A §3.2.4: never more than asked
+    assert len(history) <= count, \
+        f"expected at most {count} messages in the history, got {len(history)}: {shown(history)}"
 
 
 def caller_messages(world: Any) -> list[dict[str, Any]]:
     sent = {m["messageId"] for m in world.notes["sent"]}
-    return [m for m in the_task(world).get("history", []) if m.get("messageId") in sent]
+    history = the_task(world).get("history", [])
+    assert isinstance(history, list), f"expected the task's history, a list of messages, got {shown(history)}"
+    return [m for m in history if isinstance(m, dict) and m.get("messageId") in sent]
 
 
 @then("the history holds the caller's message")
 def _(world: Any) -> None:
-    assert caller_messages(world), f"the history holds none of {[m['messageId'] for m in world.notes['sent']]}"
+    sent = [m["messageId"] for m in world.notes["sent"]]
+    assert caller_messages(world), f"expected the caller's message {shown(sent)} in the history, got the history " \
+        f"{shown(the_task(world).get('history'))}"
 
 
 @then("the caller's messages are in the history in the order they were sent")
 def _(world: Any) -> None:
     ids = [m["messageId"] for m in caller_messages(world)]
-    assert ids == [m["messageId"] for m in world.notes["sent"]], f"history order {ids}"
+    sent = [m["messageId"] for m in world.notes["sent"]]
+    assert ids == sent, \
+        f"expected the caller's messages in the history in the order sent, {shown(sent)}, got {shown(ids)}"
 
 
 @then("the caller's message in the history is the one it sent")
 def _(world: Any) -> None:
-    (sent,) = world.notes["sent"]
-    (kept,) = caller_messages(world)
-    assert (kept["role"], kept["parts"]) == (sent["role"], sent["parts"]), kept
+    messages = world.notes["sent"]
+    assert len(messages) == 1, f"the suite expects one message sent in this scenario, it sent {len(messages)}"
+    sent = messages[0]
+    found = caller_messages(world)
+    assert len(found) == 1, f"expected the caller's message once in the history, got it {len(found)} times"
+    kept = found[0]
+    assert (kept.get("role"), kept.get("parts")) == (sent["role"], sent["parts"]), \
+        f"expected the message as sent, {shown({'role': sent['role'], 'parts': sent['parts']})}, got {shown(kept)}"

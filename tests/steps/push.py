@@ -6,10 +6,11 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import shown
 from support.schemas import assert_valid
 from support.webhook import Webhook, until
 
-from steps.common import reply_of, workspace_of
+from steps.common import described, field_of, reply_of, violations_said, workspace_of
 from steps.tasks import STATES, as_caller, send, task_id, text_message
 
 V1_STREAM_RESPONSE = "urn:a2a:v1#/$defs/StreamResponse"
@@ -22,8 +23,10 @@ SEND_URL_FIELD = {"1.0": "configuration.taskPushNotificationConfig.url",
                   "rest-0.3": "configuration.pushNotification.url"}
 
 
-# a webhook URL on loopback where nothing listens: for configs whose pushes no scenario reads (never off the machine)
-IDLE_HOOK = "http://127.0.0.1:9/tck-push-webhook"
+# the webhook URL of the configs whose pushes no scenario reads: an https URL on a public name, as the TCK gives one,
+# so that a server with its default settings takes it (a loopback or plain-http URL is refused by many, this one
+# included, as A2A §13.2 advises); its name is in the .invalid domain (RFC 6761 §6.4), so it is never dialled
+IDLE_HOOK = "https://webhook.conformance.invalid/tck-push-webhook"
 
 
 def webhook_of(world: Any, name: str = "webhook") -> Webhook:
@@ -56,7 +59,7 @@ def create_config(world: Any, **config: Any) -> Any:
 
 
 def config_id(world: Any) -> str:
-    return world.notes["config"]["id"]  # type: ignore[no-any-return]
+    return field_of(world.notes["config"], "id", "the created push config")  # type: ignore[no-any-return]
 
 
 def pushed_state(body: Any) -> str:
@@ -68,8 +71,11 @@ def pushed_state(body: Any) -> str:
 
 def listed_ids(world: Any) -> list[str]:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
-    assert reply.error is None, reply.error
-    return [config["id"] for config in reply.body.get("configs", [])]  # ProtoJSON leaves an empty list out
+    assert reply.error is None, f"expected the task's push configs, got {reply}"
+    configs = reply.body.get("configs", []) if isinstance(reply.body, dict) else None  # ProtoJSON leaves [] out
+    assert isinstance(configs, list) and all(isinstance(c, dict) and "id" in c for c in configs), \
+        f"expected a list of push configs, each with its id, got {reply}"
+    return [config["id"] for config in configs]
 
 
 # --- setup ---
@@ -102,7 +108,8 @@ def _(world: Any, server_factory: Any) -> None:
 @given("the caller has a task waiting for input")
 def _(world: Any) -> None:
     send(world, text_message("ask: Where to?"))
-    assert world.reply.error is None, world.reply.error
+    assert world.reply is not None and world.reply.error is None, \
+        f"expected a task waiting for input, got {described(world.reply)}"
 
 
 # --- configs ---
@@ -111,12 +118,14 @@ def _(world: Any) -> None:
 @given(parsers.parse('the caller creates a push config for the task with the token "{token}"'))
 @when(parsers.parse('the caller creates a push config for the task with the token "{token}"'))
 def _(world: Any, token: str) -> None:
-    assert create_config(world, token=token).error is None, world.reply.error
+    reply = create_config(world, token=token)
+    assert reply.error is None, f"expected the push config created, got {reply}"
 
 
 @when(parsers.parse('the caller creates the push config "{config}" for the task with the token "{token}"'))
 def _(world: Any, config: str, token: str) -> None:
-    assert create_config(world, id=config, token=token).error is None, world.reply.error
+    reply = create_config(world, id=config, token=token)
+    assert reply.error is None, f'expected the push config "{config}" created, got {reply}'
 
 
 @when(parsers.parse('the caller tries to create the push config "{config}" for the task'))
@@ -163,38 +172,47 @@ def _(world: Any, name: str, action: str) -> None:
 @then("the push config has an id chosen by the server")
 def _(world: Any) -> None:
     config = world.notes["config"]
-    assert config.get("id"), f"no id in {config}"
-    assert config["taskId"] == task_id(world), config
+    assert config.get("id"), f"expected the created push config with its id, got {shown(config)}"
+    assert config["taskId"] == task_id(world), \
+        f'expected the created push config of the task "{task_id(world)}", got {shown(config)}'
 
 
 @then(parsers.parse('getting the push config gives the webhook and the token "{token}"'))
 def _(world: Any, token: str) -> None:
     reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": config_id(world)})
-    assert reply.error is None, reply.error
-    assert (reply.body["id"], reply.body["url"], reply.body.get("token")) == (
-        config_id(world), hook_url(world), token), reply.body
+    assert reply.error is None, f"expected the push config, got {reply}"
+    body = reply.body if isinstance(reply.body, dict) else {}
+    assert "id" in body and "url" in body, f"expected a push config with its id and URL, got {reply}"
+    assert (body["id"], body["url"], body.get("token")) == (config_id(world), hook_url(world), token), \
+        f'expected the push config "{config_id(world)}" with the URL {hook_url(world)} and the token "{token}", ' \
+        f"got {shown(reply.body)}"
 
 
 @then("listing the task's push configs gives that config only")
 def _(world: Any) -> None:
-    assert listed_ids(world) == [config_id(world)]
+    ids = listed_ids(world)
+    assert ids == [config_id(world)], f'expected the push config "{config_id(world)}" only, got {shown(ids)}'
 
 
 @then("listing the task's push configs gives none")
 def _(world: Any) -> None:
-    assert listed_ids(world) == []
+    ids = listed_ids(world)
+    assert ids == [], f"expected no push config, got {shown(ids)}"
 
 
 @then(parsers.parse('listing the task\'s push configs gives "{config}" with the token "{token}" only'))
 def _(world: Any, config: str, token: str) -> None:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
-    assert reply.error is None, reply.error
-    assert [(c["id"], c.get("token")) for c in reply.body["configs"]] == [(config, token)], reply.body
+    assert reply.error is None, f"expected the task's push configs, got {reply}"
+    assert [(c["id"], c.get("token")) for c in reply.body["configs"]] == [(config, token)], \
+        f'expected the push config "{config}" with the token "{token}" only, got {shown(reply.body)}'
 
 
 @then(parsers.parse('the task has the push configs "{first}" and "{second}"'))
 def _(world: Any, first: str, second: str) -> None:
-    assert sorted(listed_ids(world)) == sorted([first, second])
+    ids = listed_ids(world)
+    assert sorted(ids) == sorted([first, second]), \
+        f'expected the push configs "{first}" and "{second}", got {shown(ids)}'
 
 
 @then(parsers.parse('the error names the push config\'s URL, saying "{why}"'))
@@ -208,11 +226,12 @@ def _(world: Any, why: str) -> None:
 
 
 def _names(world: Any, field: str, why: str) -> None:
-    error = reply_of(world).error
-    assert error is not None, "expected an error"
+    reply = reply_of(world)
+    error = reply.error if reply is not None else None
+    assert error is not None, f'expected an error naming the field "{field}", got {described(reply)}'
     found = {v["field"]: v["description"] for v in error.violations}
-    assert field in found, f"no violation for {field!r}; violations: {found}"
-    assert why in found[field], f"{field}: {found[field]!r} does not say {why!r}"
+    assert field in found, f'expected the error to name the field "{field}", got {violations_said(found)}: {error}'
+    assert why in found[field], f'expected the violation of "{field}" to say "{why}", got {shown(found[field])}'
 
 
 # --- sending with a config ---
@@ -249,16 +268,21 @@ def _(world: Any, text: str, url: str) -> None:
 def _(world: Any, states: str) -> None:
     wanted = [s.strip() for s in states.replace(", then ", ", ").split(", ")]
     received = webhook_of(world).wait_for(len(wanted))
-    assert [pushed_state(r.json()) for r in received] == wanted, [r.json() for r in received]
+    got = [pushed_state(r.json()) for r in received]
+    assert got == wanted, f"expected pushes of the task {', '.join(wanted)}, got {', '.join(got) or 'none'}: " \
+        f"{shown([r.json() for r in received])}"
     world.notes["pushes"] = received
 
 
 @then("the webhook receives the working push 3 times, then the completed push 3 times, and nothing more")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     received = webhook_of(world).wait_for(6)
-    assert [pushed_state(r.json()) for r in received] == ["working"] * 3 + ["completed"] * 3
+    got = [pushed_state(r.json()) for r in received]
+    assert got == ["working"] * 3 + ["completed"] * 3, \
+        f"expected the working push 3 times, then the completed push 3 times, got {', '.join(got)}"
     until(lambda: len(dropped(world, caplog)) == 2, "both pushes given up")  # no attempt can follow now
-    assert len(webhook_of(world).requests()) == 6, [pushed_state(r.json()) for r in webhook_of(world).requests()]
+    pushes = [pushed_state(r.json()) for r in webhook_of(world).requests()]
+    assert len(pushes) == 6, f"expected nothing more after 6 pushes, got {len(pushes)}: {', '.join(pushes)}"
 
 
 def dropped(world: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
@@ -271,14 +295,18 @@ def dropped(world: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
 @then(parsers.parse('every push carries the token "{token}"'))
 def _(world: Any, token: str) -> None:
     pushes = world.notes["pushes"]
-    assert [p.headers.get("X-A2A-Notification-Token") for p in pushes] == [token] * len(pushes)
-    assert all("Authorization" not in p.headers for p in pushes), "no authentication was configured"
+    tokens = [p.headers.get("X-A2A-Notification-Token") for p in pushes]
+    assert tokens == [token] * len(pushes), f'expected every push with the token "{token}", got {shown(tokens)}'
+    assert all("Authorization" not in p.headers for p in pushes), \
+        "expected no Authorization header, as no authentication was configured, but a push carries one"
 
 
 @then(parsers.parse('every push carries the header Authorization "{value}"'))
 def _(world: Any, value: str) -> None:
     pushes = world.notes["pushes"]
-    assert [p.headers.get("Authorization") for p in pushes] == [value] * len(pushes)
+    got = [p.headers.get("Authorization") for p in pushes]
+    assert got == [value] * len(pushes), \
+        f'expected every push with the header Authorization "{value}", got {shown(got)}'
 
 
 @then("every push is the whole task, valid against the schema of the config's A2A version")
@@ -286,38 +314,46 @@ def _(world: Any) -> None:
     for push in world.notes["pushes"]:
         body = push.json()
         if world.protocol.version == "0.3":  # what 0.3 receivers parse: the Task itself
-            assert push.headers["Content-Type"] == "application/json", push.headers
+            assert push.headers["Content-Type"] == "application/json", \
+                f"expected a push of Content-Type application/json, got {push.headers['Content-Type']}"
             assert_valid(body, V03_TASK)
-            assert body["id"] == task_id(world)
+            assert body["id"] == task_id(world), f'expected a push of the task "{task_id(world)}", got {shown(body)}'
         else:
-            assert push.headers["Content-Type"] == "application/a2a+json", push.headers
+            assert push.headers["Content-Type"] == "application/a2a+json", \
+                f"expected a push of Content-Type application/a2a+json, got {push.headers['Content-Type']}"
             assert_valid(body, V1_STREAM_RESPONSE)
-            assert body["task"]["id"] == task_id(world)
+            assert body["task"]["id"] == task_id(world), \
+                f'expected a push of the task "{task_id(world)}", got {shown(body)}'
 
 
 @then(parsers.parse("the pushes waited {first:d} s, then {second:d} s"))
 def _(world: Any, first: int, second: int) -> None:
-    assert world.server.push_waits[world.notes["waits_before"]:] == [first, second]
+    waits = world.server.push_waits[world.notes["waits_before"]:]
+    assert waits == [first, second], f"expected waits of {first} s, then {second} s, got {shown(waits)}"
 
 
 @then("the server logs that pushes for the task were dropped after 3 attempts, without the token")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     lines = until(lambda: dropped(world, caplog), "the log line of a dropped push")
     for token in ("tok-5", "tok-6", "tok-rebind"):
-        assert all(token not in line for line in lines), lines
+        assert all(token not in line for line in lines), \
+            f'expected no token in the log lines, got the token "{token}" in:\n' + "\n".join(lines)
 
 
 @then("the other webhook receives nothing")
 def _(world: Any) -> None:
-    assert webhook_of(world, "other webhook").requests() == []
+    got = webhook_of(world, "other webhook").requests()
+    assert got == [], f"expected nothing at the other webhook, it received {len(got)} requests"
 
 
 @then("the webhook received nothing")
 def _(world: Any) -> None:
-    assert webhook_of(world).requests() == []
+    got = webhook_of(world).requests()
+    assert got == [], f"expected nothing at the webhook, it received {len(got)} requests"
 
 
 @then("the caller has no tasks")
 def _(world: Any) -> None:
     tasks_dir = workspace_of(world).tasks_dir
-    assert not tasks_dir.exists() or not any(tasks_dir.iterdir()), list(tasks_dir.iterdir())
+    assert not tasks_dir.exists() or not any(tasks_dir.iterdir()), \
+        f"expected no task files, got {', '.join(sorted(p.name for p in tasks_dir.iterdir()))}"

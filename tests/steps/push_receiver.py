@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import body_text, shown
 from support.schemas import assert_valid
 
 from steps.common import TIMESTAMP, add_workspace, workspace_of, write_json
@@ -44,28 +45,38 @@ def _push(world: Any, watch: str, token: str | None, content: bytes | None = Non
 
 def _refusal(world: Any, status: int) -> dict[str, Any]:
     answer: httpx.Response = world.notes["answer"]
-    assert answer.status_code == status, (answer.status_code, answer.text)
+    assert answer.status_code == status, f"expected HTTP {status}, got {said(answer)}"
     body: dict[str, Any] = answer.json()
     assert_valid(body, WIRE_ERROR)
     return body["error"]  # type: ignore[no-any-return]
 
 
+def said(answer: httpx.Response) -> str:
+    """What the push receiver answered, as a message says it."""
+    content_type = answer.headers.get("content-type", "")
+    return f"HTTP {answer.status_code}: {body_text(answer.content, content_type, 300)}"
+
+
 def _log_lines(world: Any, watch: str) -> list[dict[str, Any]]:
     """The log of the watch, in the workspace that lists it first; no other workspace has one."""
     first, *others = world.workspaces.values()
-    assert not any((w.pushes_dir / f"{watch}.jsonl").exists() for w in others), "another workspace logged it"
+    assert not any((w.pushes_dir / f"{watch}.jsonl").exists() for w in others), \
+        f'expected the log of "{watch}" in the first workspace that lists it only, but another workspace logged it'
     path = first.pushes_dir / f"{watch}.jsonl"
-    assert path.exists(), f"no log at {path}"
+    assert path.exists(), f'expected the log of "{watch}" at {path}, there is none'
     text = path.read_text(encoding="utf-8")
-    assert text.endswith("\n"), "a log line ends with a newline"
+    assert text.endswith("\n"), f'expected every line of the log of "{watch}" to end with a newline, the last does not'
     lines = [json.loads(line) for line in text.splitlines()]
     sent_at, now = world.notes["sent_at"], datetime.now(UTC)
     for line in lines:
         assert_valid(line, "urn:reference-server:push-log")
-        assert line["watch"] == watch, line
-        assert TIMESTAMP.match(line["receivedAt"]), line["receivedAt"]
+        assert line["watch"] == watch, f'expected log lines of the watch "{watch}", got {shown(line)}'
+        assert TIMESTAMP.match(line["receivedAt"]), \
+            f"expected receivedAt in RFC 3339 UTC with milliseconds, got {shown(line['receivedAt'])}"
         received = datetime.fromisoformat(line["receivedAt"])
-        assert sent_at - timedelta(seconds=1) <= received <= now, (sent_at, received, now)
+        assert sent_at - timedelta(seconds=1) <= received <= now, \
+            f"expected receivedAt between {sent_at.isoformat()} (the first push) and {now.isoformat()}, got " \
+            f"{line['receivedAt']}"
     return lines
 
 
@@ -121,7 +132,8 @@ def _(world: Any, watch: str) -> None:
 @when(parsers.parse('{count:d} push notifications arrive for "{watch}" with the token "{token}"'))
 def _(world: Any, count: int, watch: str, token: str) -> None:
     for _n in range(count):
-        assert _push(world, watch, token).status_code == 204, world.notes["answer"].text
+        answer = _push(world, watch, token)
+        assert answer.status_code == 204, f"expected the push accepted (HTTP 204), got {said(answer)}"
 
 
 @when(parsers.parse('a push notification of {mebibytes:d} MiB arrives for "{watch}" with the token "{token}"'))
@@ -140,46 +152,55 @@ def _(world: Any, watch: str, token: str) -> None:
 @then("the push is accepted")
 def _(world: Any) -> None:
     answer: httpx.Response = world.notes["answer"]
-    assert answer.status_code == 204 and answer.content == b"", (answer.status_code, answer.text)
+    assert answer.status_code == 204 and answer.content == b"", \
+        f"expected the push accepted (HTTP 204, no body), got {said(answer)}"
 
 
 @then("the push is refused as not found")
 def _(world: Any) -> None:
     error = _refusal(world, 404)
-    assert error["status"] == "NOT_FOUND" and error["message"] == "Watch not found", error
+    assert error["status"] == "NOT_FOUND" and error["message"] == "Watch not found", \
+        f'expected NOT_FOUND saying "Watch not found", got {shown(error)}'
 
 
 @then("the push is refused as too large, with the limit in the message")
 def _(world: Any) -> None:
     error = _refusal(world, 413)
-    assert "Request body too large" in error["message"] and "A2A__MaxPushBytes" in error["message"], error
+    assert "Request body too large" in error["message"] and "A2A__MaxPushBytes" in error["message"], \
+        f'expected the message to say "Request body too large" and name A2A__MaxPushBytes, got {shown(error)}'
 
 
 @then("the push is refused as not JSON")
 def _(world: Any) -> None:
     error = _refusal(world, 400)
-    assert error["details"][0]["reason"] == "JSON_PARSE", error
+    assert error["details"][0]["reason"] == "JSON_PARSE", f"expected the reason JSON_PARSE, got {shown(error)}"
 
 
 @then(parsers.parse('the log of "{watch}" holds exactly that push'))
 def _(world: Any, watch: str) -> None:
-    assert [line["body"] for line in _log_lines(world, watch)] == world.notes["pushes"][-1:]
+    bodies = [line["body"] for line in _log_lines(world, watch)]
+    assert bodies == world.notes["pushes"][-1:], \
+        f'expected the log of "{watch}" to hold exactly {shown(world.notes["pushes"][-1:])}, got {shown(bodies)}'
 
 
 @then(parsers.parse('the log of "{watch}" holds the {count:d} pushes in the order they arrived'))
 def _(world: Any, watch: str, count: int) -> None:
     bodies = [line["body"] for line in _log_lines(world, watch)]
-    assert len(bodies) == count and bodies == world.notes["pushes"], bodies
+    assert len(bodies) == count and bodies == world.notes["pushes"], \
+        f'expected the log of "{watch}" to hold the {count} pushes in the order they arrived, got {shown(bodies)}'
 
 
 @then("no push is logged")
 def _(world: Any) -> None:
     for workspace in world.workspaces.values():
-        assert not workspace.pushes_dir.exists(), sorted(p.name for p in workspace.pushes_dir.iterdir())
+        assert not workspace.pushes_dir.exists(), \
+            f"expected no push logged, got the logs {', '.join(sorted(p.name for p in workspace.pushes_dir.iterdir()))}"
 
 
 @then("a warning names the watches file but not the token")
 def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     warnings = "\n".join(r.getMessage() for r in caplog.records if r.levelname == "WARNING")
-    assert str(workspace_of(world).watches_file) in warnings, warnings
-    assert not any(token in caplog.text for token in _tokens(world)), "a token reached a log line"
+    path = workspace_of(world).watches_file
+    assert str(path) in warnings, f"expected a warning naming the watches file {path}, got:\n{warnings or 'none'}"
+    assert not any(token in caplog.text for token in _tokens(world)), \
+        "expected no watch's token in a log line, but one holds it"

@@ -8,9 +8,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
+from support.exchanges import shown
 from support.shapes import Masker
 
-from steps.common import UUID, wait_until, workspace_of, write_json
+from steps.common import UUID, described, wait_until, workspace_of, write_json
 from steps.lifecycle import session_records
 from steps.streaming import events, kind, message_text, status_updates
 from steps.tasks import STATE, STATES, quoted, send, text_message, the_task
@@ -39,7 +40,8 @@ def _(world: Any) -> None:
     # the prompt is in the session's file once the run has started, before its answer
     wait_until(lambda: any(r.get("messageId") == sent for r in session_records(world, world.context_id)),
                "the run of the message sent in the background")
-    assert not world.notes["background"].done(), "the answer came before the run could be looked at"
+    assert not world.notes["background"].done(), \
+        "expected the answer to wait for the run, it came before the run could be looked at"
 
 
 @when("the caller gets the answer")
@@ -68,8 +70,10 @@ def shape(body: dict[str, Any]) -> Any:
 @then("the answer has the same shape as the one before")
 def _(world: Any) -> None:
     before, now = world.notes["answer before"], world.reply
-    assert before is not None and before.error is None and now.error is None, (before, now)
-    assert shape(now.body) == shape(before.body)
+    assert before is not None and before.error is None and now is not None and now.error is None, \
+        f"expected two answers to compare, got {described(before)} and {described(now)}"
+    assert shape(now.body) == shape(before.body), \
+        f"expected the same shape as the answer before, {shown(shape(before.body))}, got {shown(shape(now.body))}"
 
 
 # --- a message, not a task ---
@@ -77,54 +81,65 @@ def _(world: Any) -> None:
 
 def the_message(world: Any) -> dict[str, Any]:
     reply = world.reply
-    assert reply is not None and reply.error is None, f"expected an answer, got {reply and reply.error}"
-    assert "task" not in reply.body, f"the answer is a task: {reply.body}"
+    assert reply is not None and reply.error is None, f"expected a message, got {described(reply)}"
+    assert "task" not in reply.body, f"expected a message, got {reply}"
     message: dict[str, Any] = reply.body["message"]
-    assert message["role"] == "ROLE_AGENT", message
+    assert message["role"] == "ROLE_AGENT", f"expected a message of the agent (ROLE_AGENT), got {shown(message)}"
     return message
 
 
 @then(parsers.parse('the answer is a message saying "{text}"'))
 def _(world: Any, text: str) -> None:
-    assert message_text(the_message(world)) == text
+    said = message_text(the_message(world))
+    assert said == text, f'expected the message to say "{text}", got "{said}"'
 
 
 @then("the answer is a message with the parts:")
 def _(world: Any, docstring: str) -> None:
-    assert the_message(world)["parts"] == json.loads(docstring)
+    parts, expected = the_message(world)["parts"], json.loads(docstring)
+    assert parts == expected, f"expected the parts {shown(expected)}, got {shown(parts)}"
 
 
 @then(parsers.parse("the message has the metadata {metadata}"))
 def _(world: Any, metadata: str) -> None:
-    assert the_message(world).get("metadata") == json.loads(metadata)
+    got = the_message(world).get("metadata")
+    assert got == json.loads(metadata), f"expected the metadata {metadata}, got {shown(got)}"
 
 
 @then("the message names the context but no task")
 def _(world: Any) -> None:
     # A2A Message: an agent's message carries the contextId; a taskId only when a task exists
     message = the_message(world)
-    assert UUID.match(message.get("contextId", "")), message
-    assert "taskId" not in message, message
+    assert UUID.match(message.get("contextId", "")), f"expected the message to name its context, got {shown(message)}"
+    assert "taskId" not in message, f"expected the message to name no task, got {shown(message)}"
 
 
 @then(parsers.parse('the stream is one message saying "{text}"'))
 def _(world: Any, text: str) -> None:
-    (event,) = events(world)  # A2A §3.1.2: a message answer is the whole stream
-    assert kind(event) == "message", event
-    assert event["message"]["role"] == "ROLE_AGENT" and "taskId" not in event["message"], event
-    assert message_text(event["message"]) == text
+    seen = events(world)  # A2A §3.1.2: a message answer is the whole stream
+    assert len(seen) == 1, f"expected a stream of one message, got {world.stream}"
+    event = seen[0]
+    assert kind(event) == "message", f"expected a stream of one message, got {world.stream}"
+    assert event["message"]["role"] == "ROLE_AGENT" and "taskId" not in event["message"], \
+        f"expected a message of the agent that names no task, got {shown(event)}"
+    said = message_text(event["message"])
+    assert said == text, f'expected the message to say "{text}", got "{said}"'
 
 
 @then(parsers.re(rf"the stream is the task alone, {STATE}$"))
 def _(world: Any, state: str) -> None:
-    (event,) = events(world)  # the answer of a run that was to be a message, and ended without it
-    assert kind(event) == "task" and event["task"]["status"]["state"] == STATES[state], event
+    seen = events(world)  # the answer of a run that was to be a message, and ended without it
+    assert len(seen) == 1, f"expected a stream of the task alone, got {world.stream}"
+    event = seen[0]
+    assert kind(event) == "task" and event["task"]["status"]["state"] == STATES[state], \
+        f"expected the task alone, {state}, got {shown(event)}"
 
 
 @then("no task was created")
 def _(world: Any) -> None:
     tasks_dir = workspace_of(world).tasks_dir
-    assert not tasks_dir.exists() or not list(tasks_dir.glob("*.json")), list(tasks_dir.iterdir())
+    assert not tasks_dir.exists() or not list(tasks_dir.glob("*.json")), \
+        f"expected no task created, got the task files {', '.join(sorted(p.name for p in tasks_dir.iterdir()))}"
 
 
 # --- artifacts ---
@@ -132,34 +147,38 @@ def _(world: Any) -> None:
 
 def only_artifact(world: Any) -> dict[str, Any]:
     artifacts = the_task(world).get("artifacts", [])
-    assert len(artifacts) == 1, artifacts
-    assert UUID.match(artifacts[0]["artifactId"]), artifacts[0]
+    assert len(artifacts) == 1, f"expected the task to have one artifact, got {shown(artifacts)}"
+    assert UUID.match(artifacts[0]["artifactId"]), f"expected a UUID artifactId, got {shown(artifacts[0])}"
     return artifacts[0]  # type: ignore[no-any-return]
 
 
 @then(parsers.parse("the task's only artifact holds the parts {parts}"))
 def _(world: Any, parts: str) -> None:
-    assert only_artifact(world)["parts"] == json.loads(parts)
+    got = only_artifact(world)["parts"]
+    assert got == json.loads(parts), f"expected the artifact's parts {parts}, got {shown(got)}"
 
 
 @then("the task's only artifact is:")
 def _(world: Any, docstring: str) -> None:
     artifact = {k: v for k, v in only_artifact(world).items() if k != "artifactId"}
-    assert artifact == json.loads(docstring)
+    expected = json.loads(docstring)
+    assert artifact == expected, f"expected the artifact {shown(expected)}, got {shown(artifact)}"
 
 
 @then(parsers.re(r"the task's artifacts are named (?P<names>.+)$"))
 def _(world: Any, names: str) -> None:
-    assert [a.get("name") for a in the_task(world).get("artifacts", [])] == quoted(names)
+    got = [a.get("name") for a in the_task(world).get("artifacts", [])]
+    assert got == quoted(names), f"expected the artifacts named {names}, got {shown(got)}"
 
 
 @then("the task has no artifacts")
 def _(world: Any) -> None:
-    assert "artifacts" not in the_task(world), the_task(world)["artifacts"]
+    task = the_task(world)
+    assert "artifacts" not in task, f"expected the task to have no artifacts, got {shown(task.get('artifacts'))}"
 
 
 def yes(flag: str) -> bool:
-    assert flag in ("yes", "no"), flag
+    assert flag in ("yes", "no"), f'the suite reads "yes" or "no" in this table, not "{flag}"'
     return flag == "yes"
 
 
@@ -169,11 +188,13 @@ def _(world: Any, datatable: list[list[str]]) -> None:
     got = [[u["artifact"].get("name", ""), bool(u.get("append")), bool(u.get("lastChunk")), u["artifact"]["parts"]]
            for u in updates]
     expected = [[name, yes(append), yes(last), json.loads(parts)] for name, append, last, parts in datatable[1:]]
-    assert got == expected
+    assert got == expected, f"expected the artifact updates (name, append, lastChunk, parts) {shown(expected)}, " \
+        f"got {shown(got)}"
     # one artifact per name: an append names the artifact it adds to
     ids = {u["artifact"].get("name"): u["artifact"]["artifactId"] for u in updates}
-    assert all(u["artifact"]["artifactId"] == ids[u["artifact"].get("name")] for u in updates), updates
-    assert len(set(ids.values())) == len(ids), updates
+    assert all(u["artifact"]["artifactId"] == ids[u["artifact"].get("name")] for u in updates), \
+        f"expected one artifactId per artifact name, got {shown(updates)}"
+    assert len(set(ids.values())) == len(ids), f"expected another artifactId for each name, got {shown(ids)}"
 
 
 # --- states and metadata ---
@@ -185,4 +206,5 @@ def _(world: Any, datatable: list[list[str]]) -> None:
             else "", update.get("metadata")] for update in status_updates(events(world))]
     expected = [[STATES[state], message, json.loads(metadata) if metadata else None]
                 for state, message, metadata in datatable[1:]]
-    assert got == expected
+    assert got == expected, f"expected the status updates (state, message, metadata) {shown(expected)}, " \
+        f"got {shown(got)}"

@@ -15,9 +15,11 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
-from support.client import CLIENT_TLS, A2AClient, StreamReply
+from support.client import A2AClient, StreamReply
+from support.exchanges import shown
+from support.reasons import failure_text
 
-from steps.common import TIMESTAMP, UUID, workspace_of, write_json
+from steps.common import TIMESTAMP, UUID, described, workspace_of, write_json
 from steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
 
 FOLLOW_SECONDS = 20.0  # how long a step waits for a subscriber's next event or end before it fails
@@ -35,17 +37,33 @@ def open_stream(world: Any, operation: str, params: dict[str, Any]) -> StreamRep
 
 def events(world: Any) -> list[dict[str, Any]]:
     stream = world.stream
-    assert stream is not None and stream.error is None, f"expected a stream, got {stream and stream.error}"
+    assert stream is not None and stream.error is None, f"expected a stream, got {described(stream)}"
     # only a fault the scenario asked for, and checked (steps/faults.py), breaks or garbles a stream
-    assert not stream.broken or world.notes.get("fault checked"), "the stream broke before its end"
-    assert not stream.garbled or world.notes.get("fault checked"), f"frames that are not JSON: {stream.garbled}"
-    assert stream.events, "the stream carried no event"
+    assert not stream.broken or world.notes.get("fault checked"), \
+        f"expected a stream that ends when its task does, got {stream}"
+    assert not stream.garbled or world.notes.get("fault checked"), \
+        f"expected every event of the stream to be JSON, got frames that are not: {shown(stream.garbled)}"
+    assert stream.events, f"expected at least one event, got {stream}"
     return stream.events  # type: ignore[no-any-return]
 
 
+EVENT_KINDS = "task, message, statusUpdate, artifactUpdate"
+
+
 def kind(event: dict[str, Any]) -> str:
-    (name,) = event.keys()  # a StreamResponse holds exactly one of task, message, statusUpdate, artifactUpdate
-    return name
+    """The kind of a stream's event: a StreamResponse holds exactly one of task, message, statusUpdate,
+    artifactUpdate (A2A §3.2.3)."""
+    assert isinstance(event, dict) and len(event) == 1, \
+        f"expected an event holding exactly one of {EVENT_KINDS}, got {shown(event)}"
+    return next(iter(event))
+
+
+def event_kinds(seen: list[Any]) -> str:
+    """Events as a message says them: how many, and the kind of each."""
+    if not seen:
+        return "no event"
+    kinds = ", ".join(next(iter(event), "?") if isinstance(event, dict) else shown(event, 60) for event in seen)
+    return f"{len(seen)} event{'s' * (len(seen) != 1)}: {kinds}"
 
 
 def status_updates(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -66,7 +84,7 @@ def response_messages(stream: list[dict[str, Any]]) -> list[list[dict[str, Any]]
         messages[-1].append(update)
         if update.get("lastChunk"):
             messages.append([])
-    assert messages[-1] == [], f"the last message has no lastChunk: {messages[-1]}"
+    assert messages[-1] == [], f"expected the last message to end with a lastChunk, got {shown(messages[-1])}"
     return messages[:-1]
 
 
@@ -80,18 +98,19 @@ def summary(stream: list[dict[str, Any]], task: str, context: str) -> list[str]:
     for event in stream:
         name = kind(event)
         body = event[name]
-        assert body.get("taskId", body.get("id")) == task, body
-        assert body["contextId"] == context, body
+        assert body.get("taskId", body.get("id")) == task, f'expected an event of the task "{task}", got {shown(body)}'
+        assert body["contextId"] == context, f'expected an event in the context "{context}", got {shown(body)}'
         if name in ("task", "statusUpdate"):
             status = body["status"]
-            assert TIMESTAMP.match(status["timestamp"]), status
+            assert TIMESTAMP.match(status["timestamp"]), \
+                f"expected an RFC 3339 UTC timestamp with milliseconds, got the status {shown(status)}"
             said = f' "{message_text(status["message"])}"' if "message" in status else ""
             lines.append(f"{name}: {status['state'].removeprefix('TASK_STATE_').lower()}{said}")
             continue
         artifact = body["artifact"]
         artifact_id = artifact["artifactId"]
         if artifact_id != "response":
-            assert UUID.match(artifact_id), artifact_id
+            assert UUID.match(artifact_id), f"expected a UUID artifactId, got {shown(artifact_id)}"
             artifact_id = "<uuid>"
         flags = "".join(f" {flag}" for flag in ("append", "lastChunk") if body.get(flag))
         parts = ", ".join(json.dumps(part["text"]) if "text" in part else f"file {part.get('filename')}"
@@ -160,16 +179,26 @@ class Subscriber:
     def wait_until(self, what: str, test: Callable[[list[dict[str, Any]]], bool]) -> None:
         with self.changed:
             came = self.changed.wait_for(lambda: test(self.seen) or self.ended, timeout=FOLLOW_SECONDS)
-        assert came, f"a subscriber saw no {what} within {FOLLOW_SECONDS} s: {self.seen}"
-        assert test(self.seen), f"a subscription ended before {what}: {self.failure or self.reply}"
+        assert came, f"expected a subscriber to see the {what} within {FOLLOW_SECONDS:.0f} s, it saw " \
+            f"{event_kinds(self.seen)}"
+        assert test(self.seen), f"expected a subscriber to see the {what}, but its subscription ended first: " \
+            f"{self.ending()}"
+
+    def ending(self) -> str:
+        """How the subscription ended, as a message says it."""
+        if self.failure is not None:
+            return failure_text(self.failure)
+        return f"{described(self.reply)} (it saw {event_kinds(self.seen)})"
 
     def result(self) -> StreamReply:
         with self.changed:
             ended = self.changed.wait_for(lambda: self.ended, timeout=FOLLOW_SECONDS)
-        assert ended, f"a subscription did not end within {FOLLOW_SECONDS} s: {self.seen}"
+        assert ended, f"expected the subscription to end within {FOLLOW_SECONDS:.0f} s, it is still open after " \
+            f"{event_kinds(self.seen)}"
         if self.failure is not None:
             raise self.failure
-        assert self.reply is not None
+        assert self.reply is not None, \
+            f"expected the subscription's stream, got no answer (it saw {event_kinds(self.seen)})"
         return self.reply
 
     def leave(self) -> None:
@@ -182,15 +211,16 @@ class Subscriber:
 def start_subscriber(world: Any) -> Subscriber:
     subscriber = Subscriber()
     binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
-    server, strict = world.server, world.ours
-    http = subscriber.http = httpx.Client(base_url=server.url, timeout=30, verify=CLIENT_TLS)
+    strict, seen = world.ours, world.seen
+    jsonrpc_path, rest_prefix = world.paths()
+    http = subscriber.http = world.new_http()
     world.cleanups.append(subscriber.leave)  # a stream the scenario left open ends with it
 
     def read() -> None:
         try:
             with http:
                 client = A2AClient(http, binding=binding, version=version, key=key, strict=strict,
-                                   jsonrpc_path=server.jsonrpc_path, rest_prefix=server.rest_prefix)
+                                   jsonrpc_path=jsonrpc_path, rest_prefix=rest_prefix, seen=seen)
                 subscriber.reply = client.stream("SubscribeToTask", {"id": task}, on_event=subscriber.take)
         except BaseException as failure:  # handed to the step that reads the result
             if not subscriber.left:
@@ -286,9 +316,11 @@ class StoppedReader:
         received = b""
         while b"\r\n\r\n" not in received or b"\n\n" not in received.partition(b"\r\n\r\n")[2]:
             chunk = self.sock.recv(4096)
-            assert chunk, f"the subscription ended before its first event: {received[:300]!r}"
+            assert chunk, "expected the subscription's first event, the connection closed after: " \
+                f"{received[:300].decode(errors='replace') or '(nothing)'}"
             received += chunk
-        assert received.startswith(b"HTTP/1.1 200"), received[:300]
+        assert received.startswith(b"HTTP/1.1 200"), \
+            f"expected HTTP/1.1 200 and a stream, got: {received[:300].decode(errors='replace')}"
 
     def dropped(self) -> bool:
         """Whether the server has closed this connection (TCP_INFO's state is no longer ESTABLISHED)."""
@@ -311,7 +343,8 @@ def _(world: Any, seconds: int) -> None:
     deadline = time.monotonic() + seconds
     while not reader.dropped() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert reader.dropped(), f"the connection of a client that reads nothing is still open after {seconds} s"
+    assert reader.dropped(), \
+        f"expected the server to drop a client that reads nothing within {seconds} s, its connection is still open"
 
 
 @then("each subscriber rebuilds the whole long answer")
@@ -319,16 +352,22 @@ def _(world: Any) -> None:
     answer = world.notes["long answer"]
     for stream in subscriber_streams(world):
         rebuilt = rebuilt_artifacts(stream.events)
-        assert rebuilt.get("response", "").endswith(answer), f"{len(rebuilt.get('response', ''))} characters"
+        assert rebuilt.get("response", "").endswith(answer), \
+            f"expected the response artifact rebuilt to end with the whole long answer ({len(answer)} characters), " \
+            f"got {len(rebuilt.get('response', ''))} characters"
 
 
 @then("the task's response artifact holds the whole long answer")
 def _(world: Any) -> None:
     reply = world.client().call("GetTask", {"id": task_id(world)})
-    assert reply.error is None, reply.error
-    (artifact,) = [a for a in reply.body["artifacts"] if a["artifactId"] == "response"]
-    text = "".join(p.get("text", "") for p in artifact["parts"])
-    assert text.endswith(world.notes["long answer"]), f"{len(text)} characters"
+    assert reply.error is None, f"expected the task, got {reply}"
+    found = [a for a in reply.body["artifacts"] if a["artifactId"] == "response"]
+    assert len(found) == 1, f'expected one artifact "response", got {len(found)}'
+    text = "".join(p.get("text", "") for p in found[0]["parts"])
+    answer = world.notes["long answer"]
+    assert text.endswith(answer), \
+        f"expected the response artifact to end with the whole long answer ({len(answer)} characters), " \
+        f"got {len(text)} characters"
 
 
 # --- the order of events ---
@@ -336,50 +375,63 @@ def _(world: Any) -> None:
 
 @then(parsers.re(rf"the stream holds only the task {STATE}$"))
 def _(world: Any, state: str) -> None:
-    (only,) = events(world)
-    assert only["task"]["status"]["state"] == STATES[state], only
+    seen = events(world)
+    assert len(seen) == 1 and kind(seen[0]) == "task", f"expected a stream of the task alone, got {world.stream}"
+    assert seen[0]["task"]["status"]["state"] == STATES[state], f"expected the task {state}, got {shown(seen[0])}"
 
 
 @then(parsers.re(rf"the stream starts with the task {STATE}$"))
 def _(world: Any, state: str) -> None:
     first = events(world)[0]
-    assert kind(first) == "task", f"the first event is {first}"  # A2A §3.1.2, §3.1.6
-    assert first["task"]["status"]["state"] == STATES[state], first["task"]["status"]
+    # A2A §3.1.2, §3.1.6
+    assert kind(first) == "task", f"expected the stream to start with the task, got {world.stream}"
+    assert first["task"]["status"]["state"] == STATES[state], \
+        f"expected the stream to start with the task {state}, got the status {shown(first['task']['status'])}"
 
 
 @then(parsers.re(rf"the stream ends with the task {STATE}$"))
 def _(world: Any, state: str) -> None:
     # design README: streams close after a terminal or interrupted state; nothing follows that update
     last = events(world)[-1]
-    assert kind(last) == "statusUpdate", f"the last event is {last}"
-    assert last["statusUpdate"]["status"]["state"] == STATES[state], last["statusUpdate"]["status"]
+    assert kind(last) == "statusUpdate", f"expected the stream to end with a status update, got {world.stream}"
+    assert last["statusUpdate"]["status"]["state"] == STATES[state], \
+        f"expected the stream to end with the task {state}, got the status {shown(last['statusUpdate']['status'])}"
     earlier = [u["status"]["state"] for u in status_updates(events(world))[:-1]]
     ending = [STATES[s] for s in ("completed", "failed", "canceled", "rejected", "input-required", "auth-required")]
-    assert not set(earlier) & set(ending), f"the stream went on after {earlier}"
+    assert not set(earlier) & set(ending), \
+        f"expected the stream to close after the task ended or was interrupted, it went on after {shown(earlier)}"
 
 
 @then(parsers.parse('the last status update says "{text}"'))
 def _(world: Any, text: str) -> None:
     status = status_updates(events(world))[-1]["status"]
-    assert message_text(status["message"]) == text, status
+    assert message_text(status["message"]) == text, \
+        f'expected the last status update to say "{text}", got the status {shown(status)}'
 
 
 @then("the stream's events match the snapshot")
 def _(world: Any, snapshot_json: Any) -> None:
-    assert summary(events(world), task_id(world), world.context_id) == snapshot_json
+    got = summary(events(world), task_id(world), world.context_id)
+    assert got == snapshot_json, "expected the stream's events as in their snapshot (spec/snapshots/), got:\n" + \
+        "\n".join(got)
 
 
 @then("the subscribers' events match the snapshot")
 def _(world: Any, snapshot_json: Any) -> None:
     first, *others = (summary(s.events, task_id(world), world.context_id) for s in subscriber_streams(world))
-    assert all(other == first for other in others), (first, others)
-    assert first == snapshot_json
+    assert all(other == first for other in others), "expected every subscriber to get the same events, got:\n" + \
+        "\n--\n".join("\n".join(lines) for lines in [first, *others])
+    assert first == snapshot_json, "expected the subscribers' events as in their snapshot (spec/snapshots/), got:\n" + \
+        "\n".join(first)
 
 
 @then("the stream continues the same task")
 def _(world: Any) -> None:
-    assert task_id(world) == task_id(world, "the previous task"), "the answer started another task"
-    assert all(e[kind(e)].get("taskId", e[kind(e)].get("id")) == task_id(world) for e in events(world))
+    assert task_id(world) == task_id(world, "the previous task"), (
+        f'expected the answer to continue the task "{task_id(world, "the previous task")}", got another task '
+        f'"{task_id(world)}"')
+    others = [e for e in events(world) if e[kind(e)].get("taskId", e[kind(e)].get("id")) != task_id(world)]
+    assert not others, f'expected every event to be of the task "{task_id(world)}", got {shown(others)}'
 
 
 # --- text deltas and tool calls ---
@@ -387,38 +439,45 @@ def _(world: Any) -> None:
 
 @then(parsers.re(r"the response artifact streams (?P<count>\d+) messages?$"))
 def _(world: Any, count: str) -> None:
-    assert len(response_messages(events(world))) == int(count), response_messages(events(world))
+    messages = response_messages(events(world))
+    assert len(messages) == int(count), \
+        f"expected the response artifact to stream {count} messages, got {len(messages)}: {shown(messages)}"
 
 
 @then("each streamed message starts afresh, appends the rest and ends with a last chunk")
 def _(world: Any) -> None:
     # design "Run and map": a text delta is an artifact append; message_end is lastChunk for that message
     for message in response_messages(events(world)):
-        assert len(message) >= 2, f"a message in fewer than two updates: {message}"
-        assert not message[0].get("append"), f"the first chunk of a message appends: {message[0]}"
-        assert all(update.get("append") is True for update in message[1:]), message
-        assert [bool(update.get("lastChunk")) for update in message] == [False] * (len(message) - 1) + [True]
+        assert len(message) >= 2, f"expected a message in two updates or more, got {shown(message)}"
+        assert not message[0].get("append"), \
+            f"expected the first chunk of a message not to append, got {shown(message[0])}"
+        assert all(update.get("append") is True for update in message[1:]), \
+            f"expected every chunk after the first to append, got {shown(message)}"
+        assert [bool(update.get("lastChunk")) for update in message] == [False] * (len(message) - 1) + [True], \
+            f"expected lastChunk on the last chunk of the message only, got {shown(message)}"
 
 
 @then(parsers.parse('the streamed message says "{text}" in {count:d} or more chunks'))
 def _(world: Any, text: str, count: int) -> None:
-    (message,) = response_messages(events(world))
-    chunks = [chunk_text(update) for update in message if chunk_text(update)]
-    assert "".join(chunks) == text, chunks
-    assert len(chunks) >= count, chunks
+    messages = response_messages(events(world))
+    assert len(messages) == 1, f"expected one streamed message, got {len(messages)}: {shown(messages)}"
+    chunks = [chunk_text(update) for update in messages[0] if chunk_text(update)]
+    assert "".join(chunks) == text, f'expected the streamed message to say "{text}", got the chunks {shown(chunks)}'
+    assert len(chunks) >= count, f"expected {count} chunks or more, got {len(chunks)}: {shown(chunks)}"
 
 
 @then(parsers.parse('the streamed response ends with "{text}"'))
 def _(world: Any, text: str) -> None:
     said = "".join(chunk_text(update) for message in response_messages(events(world)) for update in message)
-    assert said.endswith(text), said
+    assert said.endswith(text), f'expected the streamed response to end with "{text}", got {shown(said)}'
 
 
 @then(parsers.parse("the working status updates say {texts}"))
 def _(world: Any, texts: str) -> None:
     working = [u["status"] for u in status_updates(events(world)) if u["status"]["state"] == STATES["working"]]
     said = [message_text(status["message"]) for status in working if "message" in status]
-    assert said == quoted(texts), said  # design: "using <tool>", never the arguments
+    # design: "using <tool>", never the arguments
+    assert said == quoted(texts), f"expected the working status updates to say {texts}, got {shown(said)}"
 
 
 # --- file artifacts ---
@@ -431,25 +490,34 @@ def file_artifacts(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 @then(parsers.parse('the stream carries a new artifact with the file "{name}" of type "{media_type}"'))
 def _(world: Any, name: str, media_type: str) -> None:
-    (artifact,) = file_artifacts(events(world))
-    assert UUID.match(artifact["artifactId"]), artifact["artifactId"]  # design: artifactId = UUID
-    (part,) = [part for part in artifact["parts"] if "raw" in part]
-    assert (part["filename"], part["mediaType"]) == (name, media_type), part
+    artifacts = file_artifacts(events(world))
+    assert len(artifacts) == 1, f"expected one new artifact, got {len(artifacts)}: {shown(artifacts)}"
+    artifact = artifacts[0]
+    # design: artifactId = UUID
+    assert UUID.match(artifact["artifactId"]), f"expected a UUID artifactId, got {shown(artifact['artifactId'])}"
+    parts = [part for part in artifact["parts"] if "raw" in part]
+    assert len(parts) == 1, f"expected one part with raw bytes, got the artifact {shown(artifact)}"
+    part = parts[0]
+    assert (part["filename"], part["mediaType"]) == (name, media_type), \
+        f'expected the file "{name}" of type "{media_type}", got {shown(part)}'
     world.notes["file artifact"] = artifact
 
 
 @then(parsers.parse('the artifact\'s bytes are those of the workspace file "{name}"'))
 def _(world: Any, name: str) -> None:
-    (part,) = [part for part in world.notes["file artifact"]["parts"] if "raw" in part]
-    sent = base64.b64decode(part["raw"], validate=True)
-    assert sent == (workspace_of(world).path / name).read_bytes(), sent
+    parts = [part for part in world.notes["file artifact"]["parts"] if "raw" in part]
+    assert len(parts) == 1, f"expected one part with raw bytes, got {shown(world.notes['file artifact'])}"
+    sent = base64.b64decode(parts[0]["raw"], validate=True)
+    kept = (workspace_of(world).path / name).read_bytes()
+    assert sent == kept, f'expected the {len(kept)} bytes of "{name}", got {len(sent)} other bytes'
 
 
 @then("the task keeps the streamed file artifact")
 def _(world: Any) -> None:
     artifact = world.notes["file artifact"]
     task = world.reply.body
-    assert [a for a in task["artifacts"] if a["artifactId"] == artifact["artifactId"]] == [artifact], task
+    assert [a for a in task["artifacts"] if a["artifactId"] == artifact["artifactId"]] == [artifact], \
+        f"expected the task to keep the streamed artifact {shown(artifact)}, got {shown(task)}"
 
 
 # --- refusals ---
@@ -458,14 +526,18 @@ def _(world: Any) -> None:
 @then("the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)")
 def _(world: Any) -> None:
     stream = world.stream
-    assert stream.error is not None and not stream.events, stream
+    assert stream is not None and stream.error is not None and not stream.events, \
+        f"expected a refusal, got {described(stream)}"
     if (world.protocol.binding, world.protocol.version) == ("jsonrpc", "0.3"):
         # the 0.3 clients read a stream's answer only as events: one JSON-RPC error event, then the end
-        assert stream.content_type.startswith("text/event-stream"), stream.content_type
-        assert len(stream.raw_events) == 1 and "error" in stream.raw_events[0], stream.raw_events
+        assert stream.content_type.startswith("text/event-stream"), \
+            f"expected text/event-stream, got the content type {stream.content_type or '(none)'}"
+        assert len(stream.raw_events) == 1 and "error" in stream.raw_events[0], \
+            f"expected a stream of one JSON-RPC error, got {shown(stream.raw_events)}"
     else:
         # DIGEST §10: an error found before the stream starts is an ordinary response
-        assert not stream.content_type.startswith("text/event-stream"), stream.content_type
+        assert not stream.content_type.startswith("text/event-stream"), \
+            f"expected a plain answer, got the content type {stream.content_type}"
 
 
 # --- several subscribers ---
@@ -474,9 +546,11 @@ def _(world: Any) -> None:
 @then(parsers.re(rf"both streams start with the task {STATE} and end with the task (?P<end>[a-z-]+)$"))
 def _(world: Any, state: str, end: str) -> None:
     for stream in subscriber_streams(world):
-        assert stream.error is None and stream.events, stream
-        assert stream.events[0]["task"]["status"]["state"] == STATES[state], stream.events[0]
-        assert stream.events[-1]["statusUpdate"]["status"]["state"] == STATES[end], stream.events[-1]
+        assert stream.error is None and stream.events, f"expected a stream of events, got {stream}"
+        assert stream.events[0]["task"]["status"]["state"] == STATES[state], \
+            f"expected the stream to start with the task {state}, got {shown(stream.events[0])}"
+        assert stream.events[-1]["statusUpdate"]["status"]["state"] == STATES[end], \
+            f"expected the stream to end with the task {end}, got {shown(stream.events[-1])}"
 
 
 @then("both streams carry the same events in the same order")
@@ -484,9 +558,11 @@ def _(world: Any) -> None:
     # A2A §3.5.2: every stream of a task gets the same events in the same order, from the moment it attached
     first, second = (stream.events[1:] for stream in subscriber_streams(world))
     shorter, longer = sorted((first, second), key=len)
-    assert shorter, "a subscriber got nothing after the task"
-    assert longer[len(longer) - len(shorter):] == shorter, (first, second)
-    assert any(kind(event) == "artifactUpdate" for event in shorter), shorter
+    assert shorter, "expected events after the task, a subscriber got none"
+    assert longer[len(longer) - len(shorter):] == shorter, \
+        f"expected both streams to carry the same events in the same order, got {shown(first)} and {shown(second)}"
+    assert any(kind(event) == "artifactUpdate" for event in shorter), \
+        f"expected an artifact update among the events, got {event_kinds(shorter)}"
 
 
 # --- 0.3: `final` ---
@@ -500,11 +576,12 @@ def _(world: Any) -> None:
     finals = [update.get("final") for update in updates]
     if world.protocol.version == "0.3":
         # A2A 0.3 §7.2.2: the last status update of a stream says final: true, the earlier ones false
-        assert finals == [False] * (len(finals) - 1) + [True], finals
+        assert finals == [False] * (len(finals) - 1) + [True], \
+            f"expected final: true on the last status update only, got the finals {shown(finals)}"
     else:
         # A2A 1.0 dropped `final`: the stream closing after the last update is the end
-        assert finals == [None] * len(finals), finals
-    assert len(finals) >= 2, finals
+        assert finals == [None] * len(finals), f"expected no final in A2A 1.0, got the finals {shown(finals)}"
+    assert len(finals) >= 2, f"expected two status updates or more, got {len(finals)}"
 
 
 def rebuilt_artifacts(stream: list[dict[str, Any]]) -> dict[str, str]:
@@ -524,4 +601,6 @@ def rebuilt_artifacts(stream: list[dict[str, Any]]) -> dict[str, str]:
 
 @then(parsers.parse('the subscriber rebuilds the whole answer "{text}"'))
 def _(world: Any, text: str) -> None:
-    assert rebuilt_artifacts(events(world)).get("response") == text, rebuilt_artifacts(events(world))
+    rebuilt = rebuilt_artifacts(events(world))
+    assert rebuilt.get("response") == text, \
+        f'expected the response artifact rebuilt to be "{text}", got the artifacts {shown(rebuilt)}'

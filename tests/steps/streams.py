@@ -7,30 +7,44 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
-from support.schemas import assert_valid
+from support.exchanges import shown
 
+from steps.common import described, reply_of
 from steps.prefixes import TERMINAL, prefixed
-from steps.streaming import events, follow, kind, open_stream, subscribers
-from steps.tasks import STATE, STATES
+from steps.streaming import event_kinds, events, follow, kind, open_stream, subscribers
+from steps.tasks import STATE, STATES, state_name
 
 # the lifecycle's order: a stream's states may stay or move on, never go back (§3.5.2); the terminal ones are last
 ORDER = {STATES["submitted"]: 0, STATES["working"]: 1, STATES["input-required"]: 2, STATES["auth-required"]: 2,
          **{state: 3 for state in TERMINAL}}
 
+KINDS = ("task", "message", "statusUpdate", "artifactUpdate")  # a StreamResponse holds exactly one (A2A §3.2.3)
+
+
+def one_kind(event: Any) -> bool:
+    return isinstance(event, dict) and sum(kind in event for kind in KINDS) == 1
+
 
 def state_of(event: dict[str, Any]) -> str | None:
     body = event[kind(event)]
-    return body.get("status", {}).get("state") if kind(event) in ("task", "statusUpdate") else None
+    if kind(event) not in ("task", "statusUpdate") or not isinstance(body, dict):
+        return None
+    status = body.get("status", {})
+    return status.get("state") if isinstance(status, dict) else None
 
 
 def assert_ends_with(stream: list[dict[str, Any]], state: str) -> None:
     """The last event says the task reached `state`, and no event before it said the task had ended."""
-    assert stream, "the stream carried no event"
+    assert stream, f"expected a stream that ends when the task is {state}, it carried no event"
     last = stream[-1]
-    assert kind(last) in ("statusUpdate", "task"), f"the last event is {last}"
-    assert state_of(last) == STATES[state], f"the stream ended with {state_of(last)}, not {state}"
+    assert kind(last) in ("statusUpdate", "task"), \
+        f"expected the stream to end with a statusUpdate or a task, got the last event {shown(last)}"
+    assert state_of(last) == STATES[state], \
+        f"expected the stream to end when the task is {state} ({STATES[state]}), it ended with {shown(last)}"
     earlier = [state_of(e) for e in stream[:-1] if kind(e) == "statusUpdate"]
-    assert not set(earlier) & TERMINAL, f"the stream went on after the task ended: {earlier}"
+    ended = [state_name(s) for s in earlier if isinstance(s, str) and s in TERMINAL]
+    assert not ended, (f"expected the stream to end when the task ended, it went on after the task was "
+                       f"{', '.join(ended)} ({event_kinds(stream)})")
 
 
 # --- SendStreamingMessage ---
@@ -38,25 +52,26 @@ def assert_ends_with(stream: list[dict[str, Any]], state: str) -> None:
 
 @when(parsers.re(r'the caller streams an? "(?P<prefix>[^"]+)" message$'))
 def _(world: Any, prefix: str) -> None:
-    open_stream(world, "SendStreamingMessage", {"message": prefixed(prefix)})
+    open_stream(world, "SendStreamingMessage", {"message": prefixed(world, prefix)})
 
 
 @then("the stream carries at least one event")
 def _(world: Any) -> None:
-    assert events(world), "no event"
+    assert events(world), "expected at least one event, the stream carried none"
 
 
 @then("the stream is that one message")
 def _(world: Any) -> None:
     # A2A §3.1.2: exactly one Message, then the stream closes
-    (only,) = events(world)
-    assert kind(only) == "message", only
+    seen = events(world)
+    assert len(seen) == 1, f"expected a stream of one event, the message, got {world.stream}"
+    assert kind(seen[0]) == "message", f"expected the message, got {shown(seen[0])}"
 
 
 @then("the stream starts with the task")
 def _(world: Any) -> None:
     first = events(world)[0]
-    assert kind(first) == "task", f"the first event is {first}"
+    assert kind(first) == "task", f"expected the stream to start with the task, got {world.stream}"
 
 
 @then(parsers.re(rf"the stream ends when the task is {STATE}$"))
@@ -67,31 +82,43 @@ def _(world: Any, state: str) -> None:
 @then("no state in the stream goes back to an earlier one")
 def _(world: Any) -> None:
     states = [state_of(e) for e in events(world) if state_of(e) is not None]
-    ranks = [ORDER.get(s, -1) for s in states if s is not None]
-    assert ranks == sorted(ranks), f"the states came out of order: {states}"
+    ranks = [ORDER.get(s, -1) if isinstance(s, str) else -1 for s in states if s is not None]
+    assert ranks == sorted(ranks), f"expected the states never to go back to an earlier one, got {shown(states)}"
 
 
 @then("the stream is text/event-stream")
 def _(world: Any) -> None:
-    assert world.stream.content_type.startswith("text/event-stream"), world.stream.content_type
+    stream = world.stream
+    assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
+    assert stream.content_type.startswith("text/event-stream"), \
+        f"expected the content type text/event-stream, got {stream.content_type or 'none'} ({stream})"
 
 
 @then("each event is a JSON-RPC response with the request's id and a StreamResponse")
 def _(world: Any) -> None:
-    raw = world.stream.raw_events
-    assert raw, "no event"
-    ids = {repr(e.get("id")) for e in raw}
-    assert len(ids) == 1 and all(e.get("jsonrpc") == "2.0" for e in raw), raw  # the id the client checked
+    stream = world.stream
+    assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
+    raw = stream.raw_events
+    assert raw, f"expected at least one event, got {stream}"
+    ids = {repr(e.get("id")) for e in raw}  # the id the client checked
+    assert len(ids) == 1 and all(e.get("jsonrpc") == "2.0" for e in raw), \
+        f"expected every event to be a JSON-RPC 2.0 response with the request's id, got {shown(raw)}"
     for event in raw:
-        assert_valid(event["result"], "urn:a2a:v1#/$defs/StreamResponse")
+        assert "result" in event, f"expected every event to carry a result, got {shown(event)}"
+        world.check(event["result"], "urn:a2a:v1#/$defs/StreamResponse", "a stream's event")
+        assert one_kind(event["result"]), f"expected a StreamResponse (exactly one of {', '.join(KINDS)}), got " \
+            f"{shown(event['result'])}"
 
 
 @then("each event is a StreamResponse")
 def _(world: Any) -> None:
-    raw = world.stream.raw_events
-    assert raw, "no event"
+    stream = world.stream
+    assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
+    raw = stream.raw_events
+    assert raw, f"expected at least one event, got {stream}"
     for event in raw:
-        assert_valid(event, "urn:a2a:v1#/$defs/StreamResponse")
+        world.check(event, "urn:a2a:v1#/$defs/StreamResponse", "a stream's event")
+        assert one_kind(event), f"expected a StreamResponse (exactly one of {', '.join(KINDS)}), got {shown(event)}"
 
 
 # --- SubscribeToTask ---
@@ -116,8 +143,10 @@ def _(world: Any) -> None:
 @then(parsers.re(rf"the subscriber's first event is the task, {STATE}$"))
 def _(world: Any, state: str) -> None:
     first = subscribers(world)[0].seen[0]
-    assert kind(first) == "task", f"the first event is {first}"  # A2A §3.1.6
-    assert first["task"]["status"]["state"] == STATES[state], first["task"]["status"]
+    # A2A §3.1.6
+    assert kind(first) == "task", f"expected the subscriber's first event to be the task, got {shown(first)}"
+    assert state_of(first) == STATES[state], \
+        f"expected the subscriber's first event to be the task {state} ({STATES[state]}), got {shown(first)}"
 
 
 @then(parsers.re(rf"(?P<who>the subscriber's|each subscriber's|the second subscriber's) stream ends when the task is "
@@ -133,7 +162,10 @@ def _(world: Any, who: str, state: str) -> None:
 def _(world: Any) -> None:
     # A2A §3.5.2: both subscribed before the task went on, so after their first event (the Task as it was) both
     # streams carry the same events in the same order
-    first, second = (subscriber.result().events for subscriber in subscribers(world))
-    assert kind(first[0]) == kind(second[0]) == "task", (first[0], second[0])
-    assert first[1:] == second[1:], f"the streams differ:\n{first[1:]}\n{second[1:]}"
-    assert first[1:], "the subscribers got nothing after the task"
+    streams = [subscriber.result() for subscriber in subscribers(world)]
+    first, second = (stream.events for stream in streams)
+    assert first and second and kind(first[0]) == kind(second[0]) == "task", \
+        f"expected both streams to start with the task, got {streams[0]} and {streams[1]}"
+    assert first[1:] == second[1:], (f"expected the same events in the same order after the task, got "
+                                     f"{shown(first[1:])} and {shown(second[1:])}")
+    assert first[1:], "expected events after the task, the subscribers got none"

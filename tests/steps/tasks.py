@@ -12,8 +12,10 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
+from support.client import WireProblem
+from support.exchanges import BODY_CAP, shown
 
-from steps.common import UUID, new_key, wait_until, workspace_of, write_json
+from steps.common import UUID, described, field_of, new_key, wait_until, workspace_of, write_json
 
 STATES = {
     "submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "completed": "TASK_STATE_COMPLETED",
@@ -45,37 +47,87 @@ def send(world: Any, message: dict[str, Any], **configuration: Any) -> Any:
     except httpx.TransportError as error:  # a connection closed unanswered: only a fault the message asked for
         world.reply, world.notes["no answer"] = None, error
         return None
-    except json.JSONDecodeError as error:  # an answer that is not JSON: the same
-        world.reply, world.notes["not json"] = None, error.doc
+    except (json.JSONDecodeError, WireProblem) as error:  # an answer that is not JSON: the same
+        body = not_json(world, error)
+        if body is None:  # another problem of the answer's shape: the failure it is
+            raise
+        world.reply, world.notes["not json"] = None, body
         return None
-    task = world.reply.body.get("task") if world.reply.error is None else None
+    body = world.reply.body
+    task = body.get("task") if world.reply.error is None and isinstance(body, dict) else None
     if task is not None:
         remember(world, task)
         remember(world, task, "".join(part.get("text", "") for part in message["parts"]))
     return world.reply
 
 
+def not_json(world: Any, error: Exception) -> str | None:
+    """The body of the last answer when it is not JSON (what the client could not read), else None."""
+    if isinstance(error, json.JSONDecodeError):
+        return error.doc
+    exchanges = world.seen.exchanges
+    if not exchanges or exchanges[-1].status is None or len(exchanges[-1].body) >= BODY_CAP:
+        return None  # no answer, or one kept only in part: not known to be anything but JSON
+    body = bytes(exchanges[-1].body).decode("utf-8", errors="replace")
+    try:
+        json.loads(body)
+    except ValueError:
+        return body
+    return None
+
+
 def remember(world: Any, task: dict[str, Any], label: str = "the task") -> None:
     """Label → task id; "the task" is the latest, and the one before it stays known as "the previous task"."""
+    the_id = field_of(task, "id", "a task")
     if label == "the task":
+        context_id = field_of(task, "contextId", "a task")
         if "the task" in world.tasks:
             world.tasks["the previous task"] = world.tasks["the task"]
-        world.context_id = task["contextId"]
-        world.notes.setdefault("contexts", []).append(task["contextId"])
-    world.tasks[label] = task["id"]
+        world.context_id = context_id
+        world.notes.setdefault("contexts", []).append(context_id)
+    world.tasks[label] = the_id
     world.notes.setdefault("seen", {})[label] = task
 
 
 def task_id(world: Any, label: str = "the task") -> str:
+    assert label in world.tasks, f'expected an earlier answer to have given {label_said(label)}, none did'
     return world.tasks[label]  # type: ignore[no-any-return]
+
+
+def seen_task(world: Any, label: str = "the task") -> dict[str, Any]:
+    """The task an earlier answer gave, as it gave it."""
+    seen = world.notes.get("seen", {})
+    assert label in seen, f'expected an earlier answer to have given {label_said(label)}, none did'
+    return seen[label]  # type: ignore[no-any-return]
+
+
+def label_said(label: str) -> str:
+    return "a task" if label == "the task" else label if label.startswith("the ") else f'the task "{label}"'
 
 
 def the_task(world: Any) -> dict[str, Any]:
     """The task the last answer carried (SendMessage wraps it in {"task": …})."""
     reply = world.reply
-    assert reply is not None and reply.error is None, f"expected a task, got {reply and reply.error}"
+    assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
     body = reply.body
-    return body.get("task", body)  # type: ignore[no-any-return]
+    assert isinstance(body, dict), f"expected a task, got {reply}"
+    task = body.get("task", body)
+    assert isinstance(task, dict), f"expected a task, got {reply}"
+    return task
+
+
+def state_of_task(task: dict[str, Any]) -> Any:
+    """The state of a task's status, or a failure saying the task has none (A2A §4.1.1, §4.1.2: both REQUIRED)."""
+    status = task.get("status")
+    assert isinstance(status, dict) and "state" in status, f"expected a task with a status and its state, got " \
+        f"{shown(task)}"
+    return status["state"]
+
+
+def state_name(state: Any) -> str:
+    """A TaskState as the steps name it ("input-required"), or as it came when it is none of them."""
+    names = {value: name for name, value in STATES.items()}
+    return names.get(state, shown(state)) if isinstance(state, str) else shown(state)
 
 
 def artifact_text(artifact: dict[str, Any]) -> str:
@@ -84,13 +136,13 @@ def artifact_text(artifact: dict[str, Any]) -> str:
 
 def response_text(task: dict[str, Any]) -> str:
     artifact = next((a for a in task.get("artifacts", []) if a["artifactId"] == "response"), None)
-    assert artifact is not None, f"no response artifact in {task.get('artifacts')}"
+    assert artifact is not None, f'expected an artifact "response", got the artifacts {shown(task.get("artifacts"))}'
     return artifact_text(artifact)
 
 
 def status_text(task: dict[str, Any]) -> str:
     message = task["status"].get("message")
-    assert message is not None, f"the status has no message: {task['status']}"
+    assert message is not None, f"expected a status with a message, got the status {shown(task['status'])}"
     return "".join(part.get("text", "") for part in message["parts"])
 
 
@@ -132,7 +184,8 @@ def _(world: Any, text: str) -> None:
 def _(world: Any, texts: str) -> None:
     for text in quoted(texts):
         send(world, text_message(text))
-        assert world.reply.error is None, world.reply.error
+        assert world.reply is not None and world.reply.error is None, \
+            f'expected "{text}" to be answered, got {described(world.reply)}'
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" in the same context$'))
@@ -162,7 +215,7 @@ def _(world: Any, text: str) -> None:
 
 @when(parsers.re(r'the caller answers "(?P<text>[^"]*)" to the task "(?P<label>[^"]+)"$'))
 def _(world: Any, text: str, label: str) -> None:
-    task = world.notes["seen"][label]
+    task = seen_task(world, label)
     send(world, text_message(text, context_id=task["contextId"], task_id=task["id"]))
 
 
@@ -243,7 +296,8 @@ def _(world: Any, name: str, text: str) -> None:
 def _(world: Any, name: str, text: str) -> None:
     with as_caller(world, name):
         send(world, text_message(text))
-    assert world.reply.error is None, world.reply.error
+    assert world.reply is not None and world.reply.error is None, \
+        f'expected "{text}" from "{name}" to be answered, got {described(world.reply)}'
 
 
 # --- what the task says ---
@@ -252,8 +306,8 @@ def _(world: Any, name: str, text: str) -> None:
 @given(parsers.re(rf"the task is {STATE}$"))
 @then(parsers.re(rf"the task is {STATE}$"))
 def _(world: Any, state: str) -> None:
-    task = the_task(world)
-    assert task["status"]["state"] == STATES[state], f"the task is {task['status']}, not {state}"
+    got = state_of_task(the_task(world))
+    assert got == STATES[state], f"expected the task {state} ({STATES[state]}), got it {state_name(got)}"
 
 
 @then(parsers.re(rf"the task becomes {STATE}$"))
@@ -266,70 +320,81 @@ def _(world: Any, state: str) -> None:
 
 @then("the answer continues the same task")
 def _(world: Any) -> None:
-    assert task_id(world) == task_id(world, "the previous task"), "the answer started another task"
+    assert task_id(world) == task_id(world, "the previous task"), (
+        f'expected the answer to continue the task "{task_id(world, "the previous task")}", got another task '
+        f'"{task_id(world)}"')
 
 
 @then(parsers.parse('the response artifact says "{text}"'))
 def _(world: Any, text: str) -> None:
-    assert response_text(the_task(world)) == text
+    said = response_text(the_task(world))
+    assert said == text, f'expected the response artifact to say "{text}", got "{said}"'
 
 
 @then(parsers.parse('the response artifact begins with "{text}"'))
 def _(world: Any, text: str) -> None:
     said = response_text(the_task(world))
-    assert said.startswith(text), said
+    assert said.startswith(text), f'expected the response artifact to begin with "{text}", got "{said}"'
 
 
 @then(parsers.parse('no artifact of the task mentions "{text}"'))
 def _(world: Any, text: str) -> None:
     artifacts = the_task(world).get("artifacts", [])
-    assert all(text not in artifact_text(a) for a in artifacts), artifacts
+    assert all(text not in artifact_text(a) for a in artifacts), \
+        f'expected no artifact to mention "{text}", got the artifacts {shown(artifacts)}'
 
 
 @then(parsers.parse('the task\'s status message says "{text}"'))
 def _(world: Any, text: str) -> None:
-    assert status_text(the_task(world)) == text
+    said = status_text(the_task(world))
+    assert said == text, f'expected the status message to say "{text}", got "{said}"'
 
 
 @then(parsers.parse('the task\'s status message mentions "{text}"'))
 def _(world: Any, text: str) -> None:
     said = status_text(the_task(world))
-    assert text in said, said
+    assert text in said, f'expected the status message to mention "{text}", got "{said}"'
 
 
 @then(parsers.re(r"the task has (?P<count>\d+) messages? in its history$"))
 def _(world: Any, count: str) -> None:
     history = the_task(world).get("history", [])
-    assert len(history) == int(count), history
+    assert len(history) == int(count), \
+        f"expected {count} messages in the task's history, got {len(history)}: {shown(history)}"
 
 
 @then("the task has no history")
 def _(world: Any) -> None:
     # A2A §3.2.4: historyLength 0 → history SHOULD be omitted
-    assert "history" not in the_task(world), the_task(world)["history"]
+    task = the_task(world)
+    assert "history" not in task, f"expected a task without history, got the history {shown(task.get('history'))}"
 
 
 @then(parsers.parse('the latest message in the task\'s history says "{text}"'))
 def _(world: Any, text: str) -> None:
     latest = the_task(world)["history"][-1]
-    assert "".join(part.get("text", "") for part in latest["parts"]) == text, latest
+    said = "".join(part.get("text", "") for part in latest["parts"])
+    assert said == text, f'expected the latest message in the history to say "{text}", got {shown(latest)}'
 
 
 @then(parsers.parse('the task\'s context is "{context}"'))
 def _(world: Any, context: str) -> None:
-    assert the_task(world)["contextId"] == context
+    got = the_task(world)["contextId"]
+    assert got == context, f'expected the task\'s context "{context}", got {shown(got)}'
 
 
 @then("the task's context is a new UUID")
 def _(world: Any) -> None:
     context = the_task(world)["contextId"]
-    assert UUID.match(context), f"{context!r} is not a UUID"
-    assert context not in world.notes["contexts"][:-1], f"{context} was used before"
+    assert UUID.match(context), f'expected the task\'s context to be a UUID, got "{context}"'
+    assert context not in world.notes["contexts"][:-1], \
+        f'expected a new context, got "{context}", the context of an earlier task of the scenario'
 
 
 @then(parsers.parse("the cancel returned within {seconds:d} seconds"))
 def _(world: Any, seconds: int) -> None:
-    assert world.notes["cancel seconds"] < seconds, f"the cancel took {world.notes['cancel seconds']:.1f}s"
+    assert world.notes["cancel seconds"] < seconds, \
+        f"expected the cancel to return within {seconds} s, it took {world.notes['cancel seconds']:.1f} s"
 
 
 # --- listing ---
@@ -339,7 +404,9 @@ def _list_value(world: Any, name: str, value: str) -> Any:
     if value.startswith('"'):
         return value.strip('"')
     if value == "the next page token":
-        return world.reply.body["nextPageToken"]
+        reply = world.reply
+        assert reply is not None and reply.error is None, f"expected a page of tasks, got {described(reply)}"
+        return field_of(reply.body, "nextPageToken", "a ListTasks answer")
     if value.startswith("the status time of "):
         return world.notes["seen"][value.removeprefix("the status time of ").strip('"')]["status"]["timestamp"]
     if value in ("true", "false"):
@@ -372,77 +439,94 @@ def _(world: Any, name: str) -> None:
 
 
 def listed(world: Any) -> list[dict[str, Any]]:
-    assert world.reply.error is None, world.reply.error
-    return world.reply.body["tasks"]  # type: ignore[no-any-return]
+    """The tasks of the last ListTasks answer (A2A §3.1.4: `tasks` is REQUIRED, ProtoJSON writes an empty one)."""
+    reply = world.reply
+    assert reply is not None and reply.error is None, f"expected a list of tasks, got {described(reply)}"
+    tasks = field_of(reply.body, "tasks", "a ListTasks answer")
+    assert isinstance(tasks, list) and all(isinstance(task, dict) for task in tasks), \
+        f"expected a list of tasks, got {shown(reply.body)}"
+    return tasks
 
 
 def listed_task(world: Any, label: str) -> dict[str, Any]:
-    found = [task for task in listed(world) if task["id"] == world.tasks[label]]
-    assert len(found) == 1, f"the task {label!r} is listed {len(found)} times"
+    found = [task for task in listed(world) if task.get("id") == world.tasks[label]]
+    assert len(found) == 1, f'expected the task "{label}" listed once, got it {len(found)} times'
     return found[0]
 
 
 @then(parsers.re(r"the list holds the tasks? (?P<labels>.+)$"))
 def _(world: Any, labels: str) -> None:
     expected = [world.tasks[label] for label in quoted(labels)]
-    got = [task["id"] for task in listed(world)]
+    got = [task.get("id") for task in listed(world)]
     names = {world.tasks[label]: label for label in reversed(quoted(labels))}
-    assert got == expected, f"listed {[names.get(i, i) for i in got]}, expected {quoted(labels)}"
+    said = ", ".join(f'"{names[i]}"' if isinstance(i, str) and i in names else shown(i) for i in got) or "none"
+    assert got == expected, f"expected the tasks {labels} in that order, listed {said}"
 
 
 @then("the list holds no tasks")
 def _(world: Any) -> None:
-    assert listed(world) == []
+    tasks = listed(world)
+    assert tasks == [], f"expected no task listed, got {shown([task.get('id') for task in tasks])}"
 
 
 @then(parsers.parse("the list counts {total:d} tasks in all, on a page of {size:d}"))
 def _(world: Any, total: int, size: int) -> None:
     body = world.reply.body
-    assert (body["totalSize"], body["pageSize"]) == (total, size), body
+    assert (body["totalSize"], body["pageSize"]) == (total, size), \
+        f"expected totalSize {total} and pageSize {size}, got {shown(body)}"
 
 
 @then("the list has a next page token")
 def _(world: Any) -> None:
     token = world.reply.body["nextPageToken"]
-    assert isinstance(token, str) and token, f"nextPageToken is {token!r}"
+    assert isinstance(token, str) and token, f"expected a next page token, got nextPageToken {shown(token)}"
 
 
 @then("the list is the last page")
 def _(world: Any) -> None:
     # A2A §3.1.4: nextPageToken is always present, "" on the last page
-    assert world.reply.body["nextPageToken"] == "", world.reply.body
+    reply = world.reply
+    assert reply is not None and reply.error is None, f"expected a list of tasks, got {described(reply)}"
+    token = field_of(reply.body, "nextPageToken", "a ListTasks answer")
+    assert token == "", f'expected the last page (nextPageToken ""), got nextPageToken {shown(token)}'
 
 
 @then("the listed tasks carry no artifacts")
 def _(world: Any) -> None:
     tasks = listed(world)
-    assert tasks, "nothing was listed"
-    assert all("artifacts" not in task for task in tasks), tasks
+    assert tasks, "expected listed tasks, got none"
+    carrying = [task.get("id") for task in tasks if "artifacts" in task]
+    assert not carrying, f"expected no listed task to carry artifacts, got artifacts in {shown(carrying)}"
 
 
 @then(parsers.parse('the listed task "{label}" carries the response artifact "{text}"'))
 def _(world: Any, label: str, text: str) -> None:
-    assert response_text(listed_task(world, label)) == text
+    said = response_text(listed_task(world, label))
+    assert said == text, f'expected the listed task "{label}" to say "{text}" in its response artifact, got "{said}"'
 
 
 @then("the listed tasks carry no history")
 def _(world: Any) -> None:
     tasks = listed(world)
-    assert tasks, "nothing was listed"
-    assert all("history" not in task for task in tasks), tasks
+    assert tasks, "expected listed tasks, got none"
+    carrying = [task.get("id") for task in tasks if "history" in task]
+    assert not carrying, f"expected no listed task to carry history, got history in {shown(carrying)}"
 
 
 @then(parsers.re(r"every listed task has (?P<count>\d+) messages? in its history$"))
 def _(world: Any, count: str) -> None:
     tasks = listed(world)
-    assert tasks, "nothing was listed"
-    assert [len(task.get("history", [])) for task in tasks] == [int(count)] * len(tasks), tasks
+    assert tasks, "expected listed tasks, got none"
+    lengths = [len(task.get("history", [])) for task in tasks]
+    assert lengths == [int(count)] * len(tasks), \
+        f"expected {count} messages in the history of every listed task, got {shown(lengths)}"
 
 
 @then(parsers.parse('the history of the listed task "{label}" ends with "{text}"'))
 def _(world: Any, label: str, text: str) -> None:
     latest = listed_task(world, label)["history"][-1]
-    assert "".join(part.get("text", "") for part in latest["parts"]) == text, latest
+    said = "".join(part.get("text", "") for part in latest["parts"])
+    assert said == text, f'expected the history of "{label}" to end with "{text}", got {shown(latest)}'
 
 
 @when("the caller lists its tasks")

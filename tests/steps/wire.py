@@ -8,12 +8,14 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
-from support.client import Reply
+from support.client import Reply, json_of
+from support.exchanges import body_text, shown
 from support.raw import raw_request
 from support.schemas import assert_valid
 
 from steps.capabilities import capability
-from steps.tasks import send, task_id, text_message
+from steps.common import described, field_of
+from steps.tasks import send, state_name, state_of_task, task_id, text_message
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
 
@@ -43,7 +45,7 @@ def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
     client = world.client(version="0.3")
     client.sent_version = sent_version or ""
     request_id = client.next_id()
-    response = world.http.post(world.server.jsonrpc_path, json={"jsonrpc": "2.0", "id": request_id, "method": method},
+    response = world.http.post(world.jsonrpc_path, json={"jsonrpc": "2.0", "id": request_id, "method": method},
                                headers=client.headers())
     world.reply = client.jsonrpc_reply(response, None, request_id)
 
@@ -51,7 +53,7 @@ def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
 @when(parsers.parse("the caller posts the JSON-RPC body {body}"))
 def _(world: Any, body: str) -> None:
     client = world.client()
-    response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers={**client.headers(),
+    response = world.http.post(world.jsonrpc_path, content=body.encode(), headers={**client.headers(),
                                                                        "Content-Type": "application/json"})
     sent = _sent_id(body)
     world.reply = client.jsonrpc_reply(response, None, sent)
@@ -72,7 +74,7 @@ def _sent_id(body: str) -> Any:
 def _raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any, path: str | None = None) -> Reply:
     client = world.client()
     body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
-    response = world.http.post(path or world.server.jsonrpc_path, json=body, headers=client.headers())
+    response = world.http.post(path or world.jsonrpc_path, json=body, headers=client.headers())
     return client.jsonrpc_reply(response, method, request_id)
 
 
@@ -89,8 +91,11 @@ def _(world: Any, task_id: str, request_id: str) -> None:
 @then(parsers.parse("the answer carries the JSON-RPC id {request_id}"))
 def _(world: Any, request_id: str) -> None:
     expected = json.loads(request_id)
-    got = world.reply.raw["id"]
-    assert got == expected and type(got) is type(expected), f"{got!r} is not {expected!r}"
+    reply = world.reply
+    assert reply is not None, f"expected an answer with the JSON-RPC id {request_id}, got no answer"
+    got = field_of(reply.raw, "id", "a JSON-RPC response")
+    assert got == expected and type(got) is type(expected), \
+        f"expected the JSON-RPC id {request_id}, the id as sent, got {shown(got)}"
 
 
 @when(parsers.parse('the caller fetches the extended agent card at "{path}"'))
@@ -107,19 +112,21 @@ def _(world: Any, mebibytes: int) -> None:
 @then("the call is refused as too large, with the limit in the message")
 def _(world: Any) -> None:
     reply = world.reply
-    assert reply.http_status == 413 and reply.error is not None, reply.http_status
-    assert "Request body too large" in reply.error.message and "A2A__MaxBodyBytes" in reply.error.message
+    assert reply.http_status == 413 and reply.error is not None, \
+        f"expected a refusal as too large (HTTP 413), got HTTP {reply.http_status}: {reply}"
+    assert "Request body too large" in reply.error.message and "A2A__MaxBodyBytes" in reply.error.message, \
+        f'expected the message to say "Request body too large" and name A2A__MaxBodyBytes, got {reply.error}'
 
 
 @when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) (?P<route>/\S*)$"))
 def _(world: Any, verb: str, route: str) -> None:
     client = world.client()
-    response = world.http.request(verb, world.server.rest_prefix + route, headers=client.headers())
+    response = world.http.request(verb, world.rest_prefix + route, headers=client.headers())
     world.notes["response"] = response
     if response.status_code != 200:
         world.reply = client.rest_reply(response, None)
     else:
-        world.reply = Reply(200, body=response.json(), headers=response.headers)
+        world.reply = Reply(200, body=json_of(response, f"{verb} {route}"), headers=response.headers)
 
 
 @when(parsers.parse('the caller sends "{text}" in the 0.3 proto shape'))
@@ -129,58 +136,80 @@ def _(world: Any, text: str) -> None:
     client = world.client()
     body = {"request": {"message_id": str(uuid.uuid4()), "role": "ROLE_USER", "content": [{"text": text}]},
             "configuration": {"blocking": True}}
-    response = world.http.post(world.server.rest_prefix + "/message:send", json=body, headers=client.headers())
-    world.reply = (Reply(200, body=response.json(), headers=response.headers) if response.status_code == 200
-                   else client.rest_reply(response, None))
+    response = world.http.post(world.rest_prefix + "/message:send", json=body, headers=client.headers())
+    world.reply = (Reply(200, body=json_of(response, "SendMessage"), headers=response.headers)
+                   if response.status_code == 200 else client.rest_reply(response, None))
 
 
 @then("the answer is in the 0.3 proto shape")
 def _(world: Any) -> None:
     assert_valid(world.reply.body, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse")
     task = world.reply.body["task"]
-    assert task["status"]["state"].startswith("TASK_STATE_"), task["status"]
-    assert all("content" in m and "parts" not in m for m in task["history"]), task["history"]
-    assert all("kind" not in m for m in task["history"]), task["history"]
+    assert task["status"]["state"].startswith("TASK_STATE_"), \
+        f"expected a proto enum name (TASK_STATE_…), got the status {shown(task['status'])}"
+    assert all("content" in m and "parts" not in m for m in task["history"]), \
+        f"expected every message of the history with content, not parts, got {shown(task['history'])}"
+    assert all("kind" not in m for m in task["history"]), \
+        f"expected no kind in the messages of the history, got {shown(task['history'])}"
 
 
 def _extended_card_as_declared(world: Any) -> None:
     reply = world.reply
     if capability(world, "extendedAgentCard"):
-        assert reply.http_status == 200, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
+        assert reply.http_status == 200, \
+            f"expected HTTP 200 and the extended card, which the card declares, got HTTP {reply.http_status}: {reply}"
         assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
     else:
-        assert (reply.http_status, reply.error and reply.error.reason) == (400, "UNSUPPORTED_OPERATION"), reply.raw
+        assert (reply.http_status, reply.error and reply.error.reason) == (400, "UNSUPPORTED_OPERATION"), (
+            f"expected UnsupportedOperation (HTTP 400, reason UNSUPPORTED_OPERATION), as the card declares no "
+            f"extended card, got HTTP {reply.http_status}: {reply}")
 
 
 @then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
 def _(world: Any, status: int, outcome: str) -> None:
     reply = world.reply
+    assert reply is not None, f"expected HTTP {status} {outcome}, got no answer"
     if outcome == "as the card declares it":
         return _extended_card_as_declared(world)
-    assert reply.http_status == status, f"HTTP {reply.http_status}: {reply.raw or reply.body}"
+    assert reply.http_status == status, f"expected HTTP {status} {outcome}, got HTTP {reply.http_status}: {reply}"
     if outcome == "for the missing message":  # A2A §3.3.2: a validation error; naming the field is a SHOULD
-        assert reply.error is not None, reply
+        assert reply.error is not None, f"expected an error for the missing message, got {reply}"
         if world.ours:
-            assert "message" in [v["field"] for v in reply.error.violations], reply.error
+            fields = [v.get("field") for v in reply.error.violations]
+            assert "message" in fields, \
+                f'expected the error to name the field "message", got the fields {shown(fields)}: {reply.error}'
     elif outcome.startswith("naming the field"):
         field = outcome.split('"')[1]
-        assert field in [v["field"] for v in reply.error.violations], reply.error
+        assert reply.error is not None, f'expected an error naming the field "{field}", got {reply}'
+        fields = [v.get("field") for v in reply.error.violations]
+        assert field in fields, f'expected the error to name the field "{field}", got the fields {shown(fields)}'
     elif outcome.startswith("with reason"):
-        assert reply.error.reason == outcome.split()[-1], reply.error
+        reason = outcome.split()[-1]
+        assert reply.error is not None and reply.error.reason == reason, \
+            f"expected an error with the ErrorInfo reason {reason}, got {reply}"
     elif outcome.startswith("with the status"):
-        assert reply.raw["error"]["status"] == outcome.split()[-1], reply.raw
-    elif outcome == "with a task list":
-        assert_valid(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse")
+        expected = outcome.split()[-1]
+        error = reply.raw.get("error") if isinstance(reply.raw, dict) else None
+        got = error.get("status") if isinstance(error, dict) else None
+        assert got == expected, f"expected a google.rpc.Status with the status {expected}, got {shown(reply.raw)}"
+    elif outcome == "with a task list":  # the route answers; the list's whole shape is every answer's check
+        world.check(reply.body, "urn:a2a:v1#/$defs/ListTasksResponse", "ListTasks")
+        assert isinstance(reply.body, dict) and isinstance(reply.body.get("tasks", []), list), \
+            f"expected a task list, got {shown(reply.body)}"
     elif outcome == "with an agent card":
-        assert_valid(reply.body, "urn:a2a:v1#/$defs/AgentCard")
+        world.check(reply.body, "urn:a2a:v1#/$defs/AgentCard", "GetExtendedAgentCard")
+        assert isinstance(reply.body, dict) and reply.body.get("name"), \
+            f"expected an agent card, got {shown(reply.body)}"
     elif outcome == "as the card declares it":  # A2A §3.3.4: the card, or UnsupportedOperation without the capability
         return _extended_card_as_declared(world)
     elif outcome == "with a 0.3 agent card":  # the 0.3 proto's AgentCard, in ProtoJSON
         assert_valid(reply.body, "urn:a2a:v0.3-proto#/$defs/AgentCard")
-        assert reply.body["protocolVersion"].startswith("0.3")
-        assert reply.body["supportsAuthenticatedExtendedCard"] is True, reply.body
+        assert reply.body["protocolVersion"].startswith("0.3"), \
+            f"expected the protocol version 0.3, got {shown(reply.body['protocolVersion'])}"
+        assert reply.body["supportsAuthenticatedExtendedCard"] is True, \
+            f"expected supportsAuthenticatedExtendedCard true, got {shown(reply.body)}"
     else:
-        raise AssertionError(f"unknown outcome {outcome!r}")
+        raise AssertionError(f'the suite knows no outcome "{outcome}"')
 
 
 # --- the error table ---
@@ -188,8 +217,13 @@ def _(world: Any, status: int, outcome: str) -> None:
 def _completed_task(world: Any) -> str:
     # the TCK's prefix: any TCK-ready agent completes the task (a2a-tck scenarios/core_operations.feature)
     reply = send(world, {**text_message("hello"), "messageId": f"tck-complete-task-{uuid.uuid4()}"})
-    assert reply.error is None and reply.body["task"]["status"]["state"] == "TASK_STATE_COMPLETED", reply
-    return str(reply.body["task"]["id"])
+    assert reply is not None and reply.error is None, \
+        f'expected a completed task for a "tck-complete-task" message, got {described(reply)}'
+    task = field_of(reply.body, "task", 'an answer to a "tck-complete-task" message')
+    state = state_of_task(task)
+    assert state == "TASK_STATE_COMPLETED", \
+        f'expected a completed task for a "tck-complete-task" message, got the task {state_name(state)}'
+    return str(field_of(task, "id", "a task"))
 
 
 def _message_to(task: str) -> dict[str, Any]:
@@ -227,7 +261,7 @@ def _(world: Any, error: str, situation: str) -> None:
 def _unknown_method(world: Any) -> Reply:
     client = world.client()
     if client.binding == "rest":
-        return client.rest_reply(world.http.get(world.server.rest_prefix + "/teleport", headers=client.headers()), None)
+        return client.rest_reply(world.http.get(world.rest_prefix + "/teleport", headers=client.headers()), None)
     return _raw_jsonrpc(world, "Teleport", {}, 1)
 
 
@@ -235,35 +269,40 @@ def _unknown_method(world: Any) -> Reply:
 def _(world: Any, code: int, http: int, status: str) -> None:
     reply = world.reply
     if world.protocol.binding == "rest":
-        assert reply.http_status == http, reply.http_status
-        assert reply.raw["error"]["status"] == status, reply.raw
-        assert reply.raw["error"]["code"] == http
+        assert reply.http_status == http, f"expected HTTP {http}, got HTTP {reply.http_status}: {reply}"
+        assert reply.raw["error"]["status"] == status, \
+            f"expected the status {status}, got {shown(reply.raw)}"
+        assert reply.raw["error"]["code"] == http, f"expected error.code {http}, got {shown(reply.raw)}"
     else:
-        assert reply.http_status == 200, reply.http_status
-        assert reply.error.code == code, reply.error
+        assert reply.http_status == 200, f"expected HTTP 200, got HTTP {reply.http_status}: {reply}"
+        assert reply.error.code == code, f"expected the JSON-RPC code {code}, got {reply}"
 
 
 @then(parsers.parse("the error carries the reason {reason}"))
 def _(world: Any, reason: str) -> None:
     error = world.reply.error
     if reason == "none":
-        assert error.reason is None, error.reason
+        assert error.reason is None, f"expected no ErrorInfo reason, got {error}"
     else:
-        assert error.reason == reason, error.reason
+        assert error.reason == reason, f"expected the ErrorInfo reason {reason}, got {error}"
 
 
 @then(parsers.parse('the error metadata names the task "{task_id}"'))
 def _(world: Any, task_id: str) -> None:
     details = world.reply.raw["error"].get("data") or world.reply.raw["error"].get("details")
-    info = next(d for d in details if d["@type"].endswith("ErrorInfo"))
-    assert info["metadata"]["taskId"] == task_id, info
+    info = next((d for d in details if d["@type"].endswith("ErrorInfo")), None)
+    assert info is not None, f"expected an ErrorInfo among the error's details, got {shown(details)}"
+    assert info["metadata"]["taskId"] == task_id, \
+        f'expected the ErrorInfo metadata to name the task "{task_id}", got {shown(info)}'
 
 
 @when("the caller sends a GET to the JSON-RPC endpoint")
 def _(world: Any) -> None:
     client = world.client()
-    response = world.http.get(world.server.jsonrpc_path, headers=client.headers())
-    assert response.status_code == 405 and response.headers["Allow"] == "POST", response
+    response = world.http.get(world.jsonrpc_path, headers=client.headers())
+    assert response.status_code == 405 and response.headers.get("Allow") == "POST", \
+        f"expected HTTP 405 with Allow: POST, got HTTP {response.status_code} with Allow: " \
+        f"{response.headers.get('Allow') or '(none)'}"
     world.reply = client.jsonrpc_reply(response, None, None)
 
 
@@ -271,7 +310,7 @@ def _(world: Any) -> None:
 def _(world: Any) -> None:
     client = world.client()
     body = '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "é"}}'.encode("latin-1")
-    response = world.http.post(world.server.jsonrpc_path, content=body,
+    response = world.http.post(world.jsonrpc_path, content=body,
                                headers={**client.headers(), "Content-Type": "application/json"})
     world.reply = client.jsonrpc_reply(response, None, None)
 
@@ -291,26 +330,30 @@ def _(world: Any, verb: str, path: str) -> None:
 @then("the server refuses it as unauthenticated")
 def _(world: Any) -> None:
     answer = world.notes["raw"]
-    assert answer.status == 401, (answer.status, answer.body)
-    assert "WWW-Authenticate" in httpx.Headers(answer.headers), answer.headers
+    assert answer.status == 401, \
+        f"expected HTTP 401, got HTTP {answer.status}: {body_text(answer.body, 'application/json')}"
+    assert "WWW-Authenticate" in httpx.Headers(answer.headers), \
+        "expected a WWW-Authenticate challenge with the 401, got none"
     body = answer.json()
     if "jsonrpc" in body:  # the JSON-RPC endpoint answers in its own envelope
-        assert "No API key" in body["error"]["message"], body
+        assert "No API key" in body["error"]["message"], f'expected the message to say "No API key", got {shown(body)}'
     else:
-        assert body["error"]["status"] == "UNAUTHENTICATED", body
+        assert body["error"]["status"] == "UNAUTHENTICATED", f"expected the status UNAUTHENTICATED, got {shown(body)}"
 
 
 @then("the server knows no such route")
 def _(world: Any) -> None:
     answer = world.notes["raw"]
-    assert answer.status == 404, (answer.status, answer.body)
-    assert answer.json()["error"]["status"] == "NOT_FOUND", answer.body
+    assert answer.status == 404, \
+        f"expected HTTP 404, got HTTP {answer.status}: {body_text(answer.body, 'application/json')}"
+    assert answer.json()["error"]["status"] == "NOT_FOUND", \
+        f"expected the status NOT_FOUND, got {body_text(answer.body, 'application/json')}"
 
 
 @when("the caller cancels the task with an empty body")
 def _(world: Any) -> None:
     client = world.client()
-    path = f"{world.server.rest_prefix}/tasks/{task_id(world)}:cancel"
+    path = f"{world.rest_prefix}/tasks/{task_id(world)}:cancel"
     # REAL-CLIENTS §7.3: the JS client sends no body at all, with Content-Type: application/json
     response = world.http.post(path, headers={**client.headers(), "Content-Type": "application/json"})
     world.reply = client.rest_reply(response, "Task")
@@ -351,12 +394,12 @@ def _(world: Any, value: str) -> None:
     if client.binding == "rest":
         body = f'{{"message": {message}}}'
         world.notes["sent_bytes"] = len(body.encode())
-        response = world.http.post(world.server.rest_prefix + "/message:send", content=body.encode(), headers=headers)
+        response = world.http.post(world.rest_prefix + "/message:send", content=body.encode(), headers=headers)
         world.reply = client.rest_reply(response, None)
     else:
         body = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}'
         world.notes["sent_bytes"] = len(body.encode())
-        response = world.http.post(world.server.jsonrpc_path, content=body.encode(), headers=headers)
+        response = world.http.post(world.jsonrpc_path, content=body.encode(), headers=headers)
         world.reply = client.jsonrpc_reply(response, None, None if response.status_code == 401 else 1)
 
 
@@ -368,7 +411,7 @@ def _(world: Any, digits: int) -> None:
 @when(parsers.parse("the caller lists tasks with a pageSize of {digits:,d} nines"))
 def _(world: Any, digits: int) -> None:
     client = world.client()
-    response = world.http.get(world.server.rest_prefix + "/tasks", params={"pageSize": "9" * digits},
+    response = world.http.get(world.rest_prefix + "/tasks", params={"pageSize": "9" * digits},
                               headers=client.headers())
     world.reply = client.rest_reply(response, None)
 

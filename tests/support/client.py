@@ -11,11 +11,12 @@ from typing import Any
 import httpx
 from httpx_sse import connect_sse
 
+from support.exchanges import Exchange, body_text, shown
 from support.push import from_v03_config, to_v03_config
-from support.schemas import assert_valid
+from support.schemas import Violation, assert_valid, violations
 from support.v03 import from_v03, to_v03_message
 from support.v03_rest import ROUTES as V03_REST_ROUTES
-from support.v03_rest import from_proto, to_proto_params
+from support.v03_rest import V03_PROTO, from_proto, to_proto_params
 
 # the test clients' TLS context, made once: httpx otherwise loads the CA bundle for every client it makes (50 ms
 # each), and every scenario makes one (the servers under test are on loopback over plain HTTP anyway)
@@ -90,6 +91,41 @@ V03_METHODS = {
 OnEvent = Callable[[dict[str, Any]], None]
 
 
+class WireProblem(AssertionError):
+    """An answer of a shape A2A does not allow, said in A2A terms: a body that is not JSON, a JSON-RPC answer that is
+    neither a result nor an error, an answer that is not the stream asked for."""
+
+
+class Unreadable(Exception):
+    """An answer the suite cannot read in 1.0 shape because it breaks its schema: the violations, recorded apart
+    (Seen), are the finding; a scenario stopped by it could not be checked."""
+
+
+@dataclass
+class Seen:
+    """What a scenario's answers broke, as far as their schemas tell: recorded, not raised, against another server,
+    so that one defect is one failure of its own requirement (tests/support/schemas.py Violation.requirement) and
+    the scenario goes on to its own assertions."""
+
+    exchanges: list[Exchange] = field(default_factory=list)
+    violations: list[dict[str, str]] = field(default_factory=list)
+    answers: int = 0  # answers checked against a schema
+
+    def record(self, operation: str, found: list[Violation], *, requirement: str | None = None) -> None:
+        self.answers += 1
+        exchange = self.exchanges[-1].describe() if self.exchanges else ""
+        for violation in found:
+            self.violations.append({
+                "operation": operation, "requirement": requirement or violation.requirement,
+                "schema": violation.schema, "path": violation.path, "rule": violation.rule,
+                "says": violation.says, "value": violation.value, "exchange": exchange})
+
+    def note(self, operation: str, requirement: str, rule: str, says: str) -> None:
+        """A finding about an answer that is not a schema's: its content type, its JSON-RPC id."""
+        self.record(operation, [Violation(operation, "$", rule, says, "")], requirement=requirement)
+        self.answers -= 1
+
+
 @dataclass
 class ErrorView:
     name: str
@@ -99,6 +135,14 @@ class ErrorView:
     reason: str | None = None
     violations: list[dict[str, str]] = field(default_factory=list)
     raw: Any = None
+
+    def __str__(self) -> str:
+        """The error as A2A names it, with what identified it on the wire."""
+        said = f': "{self.message}"' if self.message else ""
+        if self.code is not None:
+            return f"{self.name} (JSON-RPC code {self.code}, HTTP {self.http_status}){said}"
+        reason = f", reason {self.reason}" if self.reason else ""
+        return f"{self.name} (HTTP {self.http_status}{reason}){said}"
 
 
 @dataclass
@@ -110,6 +154,9 @@ class Reply:
     error: ErrorView | None = None
     headers: httpx.Headers | None = None
     raw: Any = None
+
+    def __str__(self) -> str:
+        return f"the error {self.error}" if self.error is not None else f"the answer {shown(self.body, 300)}"
 
 
 @dataclass
@@ -126,6 +173,14 @@ class StreamReply:
     broken: bool = False
     garbled: list[str] = field(default_factory=list)
 
+    def __str__(self) -> str:
+        if self.error is not None and not self.events:
+            return f"the error {self.error} instead of a stream"
+        kinds = ", ".join(next(iter(event), "?") for event in self.events) or "no event"
+        ended = " (the connection closed before its end)" if self.broken else ""
+        error = f", then the error {self.error}" if self.error is not None else ""
+        return f"a stream of {len(self.events)} event{'s' * (len(self.events) != 1)}: {kinds}{error}{ended}"
+
 
 class A2AClient:
     """`version` is the dialect spoken (method names, shapes); `sent_version` what A2A-Version says ("" = none).
@@ -138,9 +193,10 @@ class A2AClient:
     def __init__(self, http: httpx.Client, *, binding: str, version: str, key: str | None,
                  sent_version: str | None = None, version_in_query: bool = False,
                  jsonrpc_path: str = "/a2a", rest_prefix: str = "/a2a/v1", strict: bool = True,
-                 version_header: str = "A2A-Version") -> None:
+                 version_header: str = "A2A-Version", seen: Seen | None = None) -> None:
         self.http, self.binding, self.version, self.key = http, binding, version, key
         self.strict, self.version_header = strict, version_header
+        self.seen = seen
         self.jsonrpc_path, self.rest_prefix = jsonrpc_path, rest_prefix
         self.sent_version = version if sent_version is None else sent_version
         self.version_in_query = version_in_query
@@ -162,6 +218,23 @@ class A2AClient:
     def next_id(self) -> Any:
         self._next_id += 1
         return self._next_id if self._next_id % 2 else f"req-{self._next_id}"  # both id types
+
+    # --- what every answer is checked against ---
+
+    def check(self, payload: Any, ref: str, operation: str) -> None:
+        """The payload against its schema: this server fails at once; another server's violations are recorded
+        (Seen) and the scenario goes on."""
+        if self.strict:
+            assert_valid(payload, ref)
+        elif self.seen is not None:
+            self.seen.record(operation, violations(payload, ref))
+
+    def noted(self, operation: str, requirement: str, rule: str, says: str) -> None:
+        """A finding about another server's answer beside its schema (this server fails at once)."""
+        if self.strict:
+            raise WireProblem(f"the answer to {operation}: {says}")
+        if self.seen is not None:
+            self.seen.note(operation, requirement, rule, says)
 
     # --- unary and streaming calls by 1.0 operation name, 1.0-shaped params ---
 
@@ -209,40 +282,83 @@ class A2AClient:
         return self.jsonrpc_reply(response, operation, request_id)
 
     def jsonrpc_reply(self, response: httpx.Response, operation: str | None, request_id: Any) -> Reply:
-        payload = response.json()
+        what = operation or "the request"
+        payload = json_of(response, what)
+        if not self.strict and response.status_code >= 400 and not _is_jsonrpc_error(payload):
+            # refused before JSON-RPC was read (an auth layer, a proxy): the HTTP status says what it is
+            return Reply(response.status_code, error=_http_error(response, payload), headers=response.headers,
+                         raw=payload)
+        if not isinstance(payload, dict) or ("error" not in payload and "result" not in payload):
+            raise WireProblem(f"the answer to {what} is not a JSON-RPC 2.0 response (a result or an error): "
+                              f"HTTP {response.status_code} {body_text(response.content, 'application/json')}")
         if "error" in payload:
             if self.strict:
                 assert_valid(payload, WIRE + "JsonRpcError")
             else:
-                _readable_jsonrpc_error(payload)
+                _readable_jsonrpc_error(payload, what)
             # JSON-RPC 2.0 §5: the id is null only when it could not be read (bad JSON, a body never parsed)
             unreadable = payload["error"]["code"] == -32700 or response.status_code == 413
-            if not (unreadable and payload["id"] is None):
-                assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
+            if not (unreadable and payload.get("id") is None):
+                self._same_id(payload, request_id, what)
             return Reply(response.status_code, error=_jsonrpc_error(payload, response.status_code),
                          headers=response.headers, raw=payload)
         if self.strict:
             assert_valid(payload, WIRE + "JsonRpcSuccess")
-        assert payload.get("jsonrpc") == "2.0" and "result" in payload, f"not a JSON-RPC 2.0 answer: {payload}"
-        assert _same_id(payload["id"], request_id), f"id {payload['id']!r} is not {request_id!r}"
-        assert response.status_code == 200
+        if payload.get("jsonrpc") != "2.0":
+            self.noted(what, "JSONRPC-FMT-001", "jsonrpc", f'"jsonrpc" is {shown(payload.get("jsonrpc"))}, not "2.0"')
+        self._same_id(payload, request_id, what)
+        if response.status_code != 200:
+            self.noted(what, "JSONRPC-FMT-001", "status", f"a JSON-RPC result came with HTTP {response.status_code}")
         result = payload["result"]
         if operation is not None:
             result = self._checked_result(operation, result)
         return Reply(200, body=result, headers=response.headers, raw=payload)
 
+    def _same_id(self, payload: dict[str, Any], request_id: Any, what: str) -> None:
+        """JSON-RPC 2.0 §5: an answer carries the request's id, of the same type."""
+        if "id" not in payload:
+            self.noted(what, "JSONRPC-FMT-001", "id",
+                       f"the JSON-RPC answer has no id (the request's was {shown(request_id)})")
+        elif not _same_id(payload["id"], request_id):
+            self.noted(what, "JSONRPC-FMT-001", "id",
+                       f"the JSON-RPC answer's id is {shown(payload['id'])}, not the request's {shown(request_id)}")
+
     def _checked_result(self, operation: str, result: Any) -> Any:
         if self.version == "0.3":
-            _validate_v03(operation, result)
-            if "PushNotificationConfig" in operation:
-                return _from_v03_push(operation, result)
-            return from_v03(operation, result)
+            self._validate_v03(operation, result)
+            try:
+                if "PushNotificationConfig" in operation:
+                    return _from_v03_push(operation, result)
+                return from_v03(operation, result)
+            except (KeyError, TypeError, AttributeError, AssertionError) as problem:
+                raise Unreadable(f"the answer to {operation} could not be read as A2A 0.3: "
+                                 f"{shown(result, 300)}") from problem
         schema = REST_ROUTES[operation][3] if operation in REST_ROUTES else None
         if operation == "DeleteTaskPushNotificationConfig" and not self.strict and result is None:
             return {}  # A2A §3.1.10: the confirmation is implementation-specific (a2a.proto: Empty, `{}`)
         if schema:
-            assert_valid(result, V1 + schema)
+            self.check(result, V1 + schema, operation)
         return result
+
+    def _validate_v03(self, operation: str, result: Any) -> None:
+        if operation == "SendMessage":
+            kind = result.get("kind") if isinstance(result, dict) else None
+            self.check(result, V03 + _V03_KINDS.get(str(kind), "SendMessageSuccessResponse/properties/result"),
+                       operation)
+            return
+        if operation == "ListTaskPushNotificationConfigs":
+            if not isinstance(result, list):
+                raise WireProblem(f"tasks/pushNotificationConfig/list answers an array, not {shown(result, 200)}")
+            for config in result:
+                self.check(config, V03 + "TaskPushNotificationConfig", operation)
+            return
+        if operation == "DeleteTaskPushNotificationConfig":
+            if result is not None:
+                raise WireProblem(f"tasks/pushNotificationConfig/delete answers null, not {shown(result, 200)}")
+            return
+        schema = V03_METHODS[operation][1]
+        if schema:
+            self.check(result, V03 + schema, operation)
 
     # --- REST: 1.0 routes and ProtoJSON, or the 0.3 proto's routes and ProtoJSON (converted to 1.0 shapes) ---
 
@@ -264,12 +380,13 @@ class A2AClient:
         else:  # httpx replaces a URL's query with `params`, so the version joins them
             query = {**_query(rest_params), **({"A2A-Version": self.sent_version} if self.version_in_query else {})}
             response = self.http.request(verb, self.rest_prefix + url, headers=self.headers(), params=query)
-        return self.rest_reply(response, schema)
+        return self.rest_reply(response, schema, operation)
 
-    def rest_reply(self, response: httpx.Response, schema: str | None) -> Reply:
+    def rest_reply(self, response: httpx.Response, schema: str | None, operation: str | None = None) -> Reply:
+        what = operation or "the request"
         if not 200 <= response.status_code < 300:  # e.g. 201 Created for a push config: any 2xx is a success
             if self.strict:
-                payload = response.json()
+                payload = json_of(response, what)
                 assert_valid(payload, WIRE + "RestError")
                 error = _rest_error(payload, response.status_code)
             else:
@@ -277,17 +394,24 @@ class A2AClient:
             return Reply(response.status_code, error=error, headers=response.headers, raw=payload)
         if response.status_code == 204 and not self.strict:  # No Content: a delete's confirmation (A2A §3.1.10)
             return Reply(204, body={}, headers=response.headers, raw=None)
-        payload = response.json()
+        payload = json_of(response, what)
         # A2A §11.1: application/a2a+json in 1.0 (a SHOULD; another server may answer application/json); 0.3
         # HTTP+JSON answers application/json (protocol.md A23)
         content_type = "application/json" if self.version == "0.3" or not self.strict else "application/a2a+json"
-        assert response.headers["content-type"].startswith(("application/a2a+json", content_type)), \
-            response.headers["content-type"]
+        got = response.headers.get("content-type", "")
+        if not got.startswith(("application/a2a+json", content_type)):
+            self.noted(what, "HTTP_JSON-SVC-001", "content-type",
+                       f"the content type is {got or 'missing'}, not application/a2a+json")
         body = payload
         if schema and self.version == "0.3":
-            body = from_proto(schema, payload)
+            self.check(payload, V03_PROTO + schema, what)
+            try:
+                body = from_proto(schema, payload, validate=False)
+            except (KeyError, TypeError, AttributeError) as problem:
+                raise Unreadable(f"the answer to {what} could not be read as A2A 0.3 ProtoJSON: "
+                                 f"{shown(payload, 300)}") from problem
         elif schema:
-            assert_valid(payload, V1 + schema)
+            self.check(payload, V1 + schema, what)
         return Reply(response.status_code, body=body, headers=response.headers, raw=payload)
 
     # --- SSE ---
@@ -307,12 +431,17 @@ class A2AClient:
                 response.read()
                 reply = (self.rest_reply(response, None) if self.binding == "rest"
                          else self.jsonrpc_reply(response, None, request_id))
+                if reply.error is None:
+                    raise WireProblem(f"the answer to a streaming request is not an event stream: HTTP "
+                                      f"{response.status_code} {content_type or '(no content type)'} "
+                                      f"{body_text(response.content, content_type, 300)}")
                 return StreamReply(response.status_code, error=reply.error, content_type=content_type)
             stream = StreamReply(response.status_code, content_type=content_type)
             kinds = []
             try:
                 for sse in source.iter_sse():
-                    assert stream.error is None, f"the stream went on after its error: {sse.data}"
+                    if stream.error is not None:
+                        raise WireProblem(f"the stream went on after its error: {body_text(sse.data.encode(), '')}")
                     try:
                         data = json.loads(sse.data)
                     except ValueError:
@@ -330,60 +459,58 @@ class A2AClient:
             if stream.error is not None and not stream.events:
                 # A2A 1.0 and 0.3 HTTP+JSON answer such an error plainly (DIGEST §10); 0.3 JSON-RPC as one plain
                 # `data:` event, the way the a2a-sdk server sends it and its 0.3 client reads it
-                assert (self.binding, self.version) == ("jsonrpc", "0.3"), f"a stream of only an error: {stream}"
-                assert kinds == ["message"] and stream.http_status == 200, (kinds, stream)
+                if (self.binding, self.version) != ("jsonrpc", "0.3") and self.strict:
+                    raise WireProblem(f"a stream of only an error event, where an error found before the stream "
+                                      f"is a plain answer: {stream.error}")
+                assert (kinds == ["message"] and stream.http_status == 200) or not self.strict, str(stream)
             return stream
 
     def _take_event(self, stream: StreamReply, kind: str, data: Any, request_id: Any) -> None:
         stream.raw_events.append(data)
+        what = "a stream's event"
         if self.binding == "rest":
             if kind == "error":
-                stream.error = _rest_error(data, 200)
+                stream.error = _rest_error(data, 200) if self.strict else _readable_rest_event(data)
             elif self.version == "0.3":
-                stream.events.append(from_proto("StreamResponse", data))
+                self.check(data, V03_PROTO + "StreamResponse", what)
+                try:
+                    stream.events.append(from_proto("StreamResponse", data, validate=False))
+                except (KeyError, TypeError, AttributeError) as problem:
+                    raise Unreadable(f"an event could not be read as A2A 0.3 ProtoJSON: {shown(data, 300)}") \
+                        from problem
             else:
-                assert_valid(data, V1 + "StreamResponse")
+                self.check(data, V1 + "StreamResponse", what)
                 stream.events.append(data)
             return
-        assert _same_id(data.get("id"), request_id), f"event id {data.get('id')!r} is not {request_id!r}"
+        if not isinstance(data, dict) or ("error" not in data and "result" not in data):
+            raise WireProblem(f"an event's data is not a JSON-RPC 2.0 response (a result or an error): "
+                              f"{shown(data, 300)}")
+        self._same_id(data, request_id, what)
         if "error" in data:
             if self.strict:
                 assert_valid(data, WIRE + "JsonRpcError")
             else:
-                _readable_jsonrpc_error(data)
+                _readable_jsonrpc_error(data, what)
             stream.error = _jsonrpc_error(data, 200)
             return
         if self.strict:
             assert_valid(data, WIRE + "JsonRpcSuccess")
-        assert data.get("jsonrpc") == "2.0" and "result" in data, f"not a JSON-RPC 2.0 answer: {data}"
         result = data["result"]
         if self.version == "0.3":
-            assert_valid(result, V03 + _V03_KINDS[result["kind"]])
-            stream.events.append(from_v03("event", result))
+            kind_03 = result.get("kind") if isinstance(result, dict) else None
+            shape = _V03_KINDS.get(str(kind_03), "SendStreamingMessageSuccessResponse/properties/result")
+            self.check(result, V03 + shape, what)
+            try:
+                stream.events.append(from_v03("event", result))
+            except (KeyError, TypeError, AttributeError, AssertionError) as problem:
+                raise Unreadable(f"an event could not be read as A2A 0.3: {shown(result, 300)}") from problem
         else:
-            assert_valid(result, V1 + "StreamResponse")
+            self.check(result, V1 + "StreamResponse", what)
             stream.events.append(result)
 
 
 _V03_KINDS = {"task": "Task", "message": "Message", "status-update": "TaskStatusUpdateEvent",
               "artifact-update": "TaskArtifactUpdateEvent"}
-
-
-def _validate_v03(operation: str, result: Any) -> None:
-    if operation == "SendMessage":
-        assert_valid(result, V03 + _V03_KINDS[result["kind"]])
-        return
-    if operation == "ListTaskPushNotificationConfigs":
-        assert isinstance(result, list), f"tasks/pushNotificationConfig/list answers an array, not {result!r}"
-        for config in result:
-            assert_valid(config, V03 + "TaskPushNotificationConfig")
-        return
-    if operation == "DeleteTaskPushNotificationConfig":
-        assert result is None, f"tasks/pushNotificationConfig/delete answers null, not {result!r}"
-        return
-    schema = V03_METHODS[operation][1]
-    if schema:
-        assert_valid(result, V03 + schema)
 
 
 def _from_v03_push(operation: str, result: Any) -> Any:
@@ -434,6 +561,30 @@ def _query(params: dict[str, Any]) -> dict[str, str]:
     return {k: (json.dumps(v) if isinstance(v, bool) else str(v)) for k, v in params.items()}
 
 
+def json_of(response: httpx.Response, what: str) -> Any:
+    """The answer's JSON, or a WireProblem saying what came instead."""
+    try:
+        return response.json()
+    except ValueError:
+        content_type = response.headers.get("content-type", "(no content type)")
+        raise WireProblem(f"the answer to {what} is not JSON: HTTP {response.status_code} {content_type}, "
+                          f"{body_text(response.content, content_type, 300)}") from None
+
+
+def _is_jsonrpc_error(payload: Any) -> bool:
+    return isinstance(payload, dict) and isinstance(payload.get("error"), dict) and "code" in payload["error"]
+
+
+HTTP_ERROR_NAMES = {401: "Unauthenticated", 403: "PermissionDenied", 404: "NotFound"}
+
+
+def _http_error(response: httpx.Response, payload: Any) -> ErrorView:
+    """A refusal that only HTTP describes: its name by status, its body shown as it came."""
+    status = response.status_code
+    return ErrorView(name=HTTP_ERROR_NAMES.get(status, f"HTTP {status}"), message=shown(payload, 300),
+                     http_status=status, raw=payload)
+
+
 def _jsonrpc_error(payload: dict[str, Any], status: int) -> ErrorView:
     error = payload["error"]
     details = error.get("data") or []
@@ -472,12 +623,21 @@ def _typed(details: Any) -> list[dict[str, Any]]:
     return [d for d in details if isinstance(d, dict) and isinstance(d.get("@type"), str)]
 
 
-def _readable_jsonrpc_error(payload: Any) -> None:
+def _readable_jsonrpc_error(payload: Any, what: str) -> None:
     """What any JSON-RPC 2.0 error must have for the suite to read it (JSON-RPC 2.0 §5.1): a numeric code and a
     message. The rest of its shape is for the scenarios about error bodies."""
     error = payload.get("error") if isinstance(payload, dict) else None
-    assert isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str), \
-        f"not a JSON-RPC 2.0 error object: {payload}"
+    if not (isinstance(error, dict) and isinstance(error.get("code"), int) and isinstance(error.get("message"), str)):
+        raise WireProblem(f"the error answered to {what} is not a JSON-RPC 2.0 error object (a numeric code and a "
+                          f"message): {shown(payload, 300)}")
+
+
+def _readable_rest_event(data: Any) -> ErrorView:
+    """An error event of another server's HTTP+JSON stream, as far as it is a google.rpc.Status."""
+    error = data.get("error") if isinstance(data, dict) else None
+    if isinstance(error, dict) and isinstance(error.get("status"), str):
+        return _rest_error(data, 200)
+    return ErrorView(name="an error event", message=shown(data, 300), http_status=200, raw=data)
 
 
 def _readable_rest_error(response: httpx.Response) -> tuple[Any, ErrorView]:
@@ -489,5 +649,4 @@ def _readable_rest_error(response: httpx.Response) -> tuple[Any, ErrorView]:
     error = payload.get("error") if isinstance(payload, dict) else None
     if isinstance(error, dict) and isinstance(error.get("status"), str):
         return payload, _rest_error(payload, response.status_code)
-    name = {401: "Unauthenticated", 404: "NotFound"}.get(response.status_code, f"HTTP {response.status_code}")
-    return payload, ErrorView(name=name, message=str(payload)[:300], http_status=response.status_code, raw=payload)
+    return payload, _http_error(response, payload)

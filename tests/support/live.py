@@ -108,6 +108,8 @@ class LiveServer:
     jsonrpc_path = "/a2a"  # the card's interface URLs, relative to the server
     rest_prefix = "/a2a/v1"
     push_prefix = "/a2a/push"  # the push receiver: <push_prefix>/<watchId>
+    card_url = "/.well-known/agent-card.json"  # A2A §8.2
+    agent = None  # its scripted agent follows the TCK's conventions (support/conventions.py)
 
     def __init__(self, settings: Settings, *, with_notifier: bool = True,
                  on_push_for: Callable[[Workspaces], OnPush | None] = WorkspaceWatches,
@@ -141,6 +143,10 @@ class LiveServer:
             self.inbound.append({"scope": session.scope, "prompts_before": prompts, **payload})
 
         session.bus.subscribe("a2a.inbound", record)
+
+    def paths(self, binding: str, version: str) -> tuple[str, str]:
+        """The JSON-RPC path and the HTTP+JSON prefix: the same for every version (0.3 on the 1.0 endpoints)."""
+        return self.jsonrpc_path, self.rest_prefix
 
     def start(self, timeout: float = 15.0) -> LiveServer:
         self.thread.start()

@@ -6,13 +6,13 @@ Feature: The agent card says who the agent is and how to reach it
 
   @must @spec-8.1 @spec-8.2 @CARD-DISC-001 @no_binding
   Scenario: The agent card is served at the well-known path
-    When anyone fetches the public agent card
+    When anyone fetches the agent card at the well-known path
     Then the card is an agent card
 
   @must @spec-4.4.1 @CARD-STRUCT-001 @no_binding
   Scenario: The card has every field a2a.proto requires
     When anyone fetches the public agent card
-    Then the card is a valid A2A 1.0 agent card
+    Then the card is a valid agent card of its A2A version
 
   @must @spec-8.3 @spec-5.2 @CARD-PROTO-001 @BIND-FIELD-001 @no_binding
   Scenario: The card declares its interfaces with binding, URL and version

@@ -16,7 +16,7 @@ Feature: Agent cards
   @Card_Public_IsGeneric @no_binding
   Scenario: The public card is generic
     When anyone fetches the public agent card
-    Then the card is a valid A2A 1.0 agent card
+    Then the card is a valid agent card of its A2A version
     And the card shows nothing of any workspace
     And the card matches the snapshot
 
