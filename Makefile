@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance conformance-peers schemas lint bench fuzz clean client-check probe-memory
+.PHONY: install js serve test conformance conformance-mutants conformance-peers schemas lint bench fuzz clean client-check probe-memory
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,8 +33,13 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 	$(PY) -m mypy --strict reference_server
 	$(PY) -m pytest -q
 
+# make turns any failing recipe into its own exit status 2: the recipes that document their own statuses say which
+# one they got; run the script itself (.venv/bin/python scripts/conformance.py) where the status matters
 conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
-	$(PY) scripts/conformance.py $(ARGS)
+	@$(PY) scripts/conformance.py $(ARGS) || { status=$$?; echo "scripts/conformance.py exited with $$status (1: a MUST failed, 3: the run could not run); make reports any failure as 2"; exit $$status; }
+
+conformance-mutants: $(STAMP)  ## the portable suite against 40 known defects put in front of this server by a rewriting proxy; writes the table to docs/conformance.md
+	@$(PY) scripts/conformance_mutants.py $(ARGS) || { status=$$?; echo "scripts/conformance_mutants.py exited with $$status (1: a mutant was missed or caught imprecisely, 3: the baseline failed)"; exit $$status; }
 
 conformance-peers: $(STAMP)  ## the portable suite against this server and the a2a-sdk and @a2a-js/sdk TCK agents; writes docs/conformance.md
 	$(PY) scripts/conformance_peers.py $(ARGS)

@@ -18,51 +18,109 @@ FINDINGS = ROOT / "docs" / "conformance-findings.toml"
 INTRO = """\
 # Conformance
 
-The portable half of the executable spec (`spec/features/a2a/`) is a conformance suite for any A2A 1.0 server:
-each scenario proves one requirement of A2A v1.0.1 at its level (`@must`, `@should`, `@may`), names its section
+The portable half of the executable spec (`spec/features/a2a/`) is a conformance suite for any A2A server: each
+scenario proves one requirement of A2A v1.0.1 at its level (`@must`, `@should`, `@may`), names its section
 (`@spec-3.1.1`) and, where the official TCK (a2aproject/a2a-tck, branch `1.0-dev`) has one, its requirement id
-(`@CORE-SEND-002`). The catalogue of every requirement, with its level, section and the checklist items of the spec
-digest it covers, is `spec/requirements.toml`. The scenarios ask the agent for a behaviour only through the TCK's
-messageId prefixes (`tck-complete-task`, `tck-input-required`, `tck-reject-task`, `tck-message-response`,
-`tck-artifact-*`, `tck-stream-*`), so any server that runs the TCK runs them unchanged, with no side channel.
+(`@CORE-SEND-002`). The catalogue of every requirement, with its level, its section, the sentence of A2A it tests,
+the ACTS tests of the same meaning and the checklist items of the spec digest it covers, is `spec/requirements.toml`.
 
-Against another server a step asserts only what its scenario's level requires: the JSON-RPC code, or the HTTP
-status and ErrorInfo reason, of an error (§5.4, §11.6), never this server's error names, wording or violation format.
-A requirement that a server's card makes moot (a capability it does not declare, a security scheme it does not have,
-a media type it takes) is **n/a** for that server, with the reason in its report. The scenarios of an operation A2A
-0.3 also has (tagged `@v0_3`) run in 0.3 as well, on the bindings whose 0.3 interface the card offers at the same
-URL: this server's report has them (the two SDK agents here serve 1.0 only).
+## What it does against a server it does not know
+
+- **Discovery comes first.** The card says what the server speaks: A2A 1.0 interfaces (`supportedInterfaces`), the
+  A2A 0.3 fields (`url`, `preferredTransport`, `additionalInterfaces`, `protocolVersion`), or both. The scenarios
+  run on the bindings and versions it offers and nowhere else: a server that speaks only 0.3 runs the 0.3
+  scenarios, and its 1.0 columns say **not offered**, never FAIL. The report opens with one paragraph saying what
+  the suite found. A card that cannot be read or understood, or a key the server refuses, stops the run at once
+  with one sentence: where the suite looked and what came back.
+- **The agent's convention is detected, not assumed.** A scenario asks the agent for a behaviour only through a
+  convention of the TCK (the behaviour's prefix starts the messageId: `tck-complete-task-<uuid>`) or of ACTS, the
+  A2A project's newer draft corpus (the prefix starts the first text part: `tck-complete-task hello`). Before the
+  scenarios run, a probe sends a `tck-reject-task` message both ways and sees which one the agent follows. An agent
+  that follows neither (a plain echo agent, say) offers only what a plain message gets it (a completed task, or a
+  message); a scenario that needs another behaviour is **n/a**, with the reason ("the agent does not offer the
+  behaviour tck-input-required: …, a tck-reject-task message got a task, completed"), never a failure. The
+  scenarios that need only the protocol (errors on unknown ids, the JSON-RPC envelope, versions, the card,
+  authentication, validation) run on every server.
+- **One defect, one failure.** Every answer the suite reads is checked against the JSON Schemas of
+  `spec/schemas/` (a2a.proto for 1.0, the 0.3 schema in 0.3), as strictly as ever, but a violation does not stop
+  the scenario that happened to see it: it is recorded and reported once, under the requirement its rule belongs
+  to (a timestamp without its `Z` under DM-SERIAL-003, a missing REQUIRED field under the data-model requirement
+  of that message, an enum under DM-SERIAL-002, any other rule under SPEC-WIRE-001: every answer is valid JSON of
+  a2a.proto), each distinct violation listed once with its JSON path, what is wrong and the offending value. The
+  scenarios go on to their own assertions and report their own causes; one stopped because an answer could not be
+  read is n/a, and says which violation stopped it.
+- **Messages a person can act on.** A failure says the requirement and the sentence of A2A it tests, what was
+  expected and what came, and the exchange, trimmed to what matters: the request line and body, the status, the
+  body or the events. An answer of an unexpected shape is described as such: an HTML 500, a body that is not JSON,
+  a JSON-RPC answer with no id, a stream that ends before any event. The console, `reports/conformance.json` and
+  the living page (`reports/conformance.html`, titled with the server under test) say the same.
+- **A server's default settings are not a failure.** The push config scenarios give an https webhook URL on a
+  public name that is never dialled (`https://webhook.conformance.invalid/…`: the `.invalid` domain never resolves,
+  RFC 6761), which a server takes with its default settings. Only the delivery scenarios need a webhook that is
+  reached, on `127.0.0.1` over plain HTTP; a server that refuses one (as this server does unless
+  `A2A__AllowPrivatePushUrls`, and as A2A §13.2 advises) makes them n/a, with its own refusal as the reason.
+- **A crash is not a hundred failures.** After a scenario that saw a server error or a dropped connection, the
+  suite asks again for the card and for a GetTask that worked at the start. A server that no longer answers them
+  has crashed: the scenarios after it are "not run", and the report names the scenario and the request after which
+  it stopped.
+
+Against another server a step asserts only what its scenario's level requires: the JSON-RPC code, or the ErrorInfo
+reason (the HTTP status where there is none) of an error (§5.4, §11.6), never this server's error names, wording
+or violation format. A requirement that a server's card makes moot (a capability it does not declare, a security
+scheme it does not have, a media type it takes) is **n/a** for that server, with the reason in its report.
 
 ## How to run it
 
-Against this server, every scenario, portable or not (`make conformance`); against another one, the portable ones on
-the bindings and versions its card offers. A second caller's key (`A2A_TARGET_OTHER_KEY`, optional) enables the
-scenarios about what one caller may see of another's tasks; the push delivery scenarios need the server to accept a
-webhook on `127.0.0.1`.
+Against this server, every scenario, portable or not (`make conformance`); against another one, the portable ones.
+The key (`A2A_TARGET_KEY`) is one the server accepts; a second caller's key (`A2A_TARGET_OTHER_KEY`, optional)
+enables the scenarios about what one caller may see of another's tasks; `A2A_TARGET_CARD_URL` names a card that is
+not at `/.well-known/agent-card.json` (CARD-DISC-001 still looks there).
 
-<!-- not run: it runs the portable suite against another server; tests/test_target_mode.py runs this mode -->
+<!-- not run: it runs the suite against another server; tests/test_conformance_targets.py runs this mode -->
 ```sh
-A2A_TARGET_URL=http://127.0.0.1:9999 A2A_TARGET_KEY=<a key> A2A_TARGET_OTHER_KEY=<another> make conformance
+A2A_TARGET_URL=http://127.0.0.1:9999 A2A_TARGET_KEY=<a key> A2A_TARGET_OTHER_KEY=<another> \\
+  .venv/bin/python scripts/conformance.py
 ```
 
-The exit status is 1 when a MUST fails; a failed SHOULD is printed as a warning and a failed MAY as information.
-`reports/conformance.json` holds the results by requirement and by scenario, and `reports/conformance.html` the
-living page with its requirement view. `make conformance-peers` runs the portable suite against three servers on
-loopback and writes this page: this server, and small agents that answer the TCK's prefixes on the official a2a-sdk
-1.3 Python server (`scripts/bench_kit/sdk_tck.py`) and the @a2a-js/sdk 1.3 server
-(`scripts/bench_kit/js/tck_agent.mjs`), each with its SDK's defaults and push notifications on, as the TCK's own
-a2a-python SUT is configured (plus push).
+Its exit status is **0** when every MUST holds, **1** when a MUST fails, and **3** when the run could not run (no
+card it can read, a refused key, pytest could not start); a failed SHOULD is printed as a warning and a failed MAY
+as information. `make conformance` runs the same command, but make turns any failure into its own status 2: it
+prints the script's status before it exits. `reports/conformance.json` holds the results by requirement and by
+scenario, the discovery paragraph and the exit status; `reports/conformance.html` is the living page with its
+requirement view.
 
-<!-- not run: it starts three servers and runs the suite against each (minutes) -->
+`make conformance-peers` runs the portable suite against this server and the peers below, on loopback, and writes
+this page. The SDK peers are the project's own small agents (`scripts/bench_kit/`); the independent servers are
+installed, pinned, from PyPI and npm into a folder outside the checkout
+(`${XDG_CACHE_HOME:-~/.cache}/a2a-reference-server/peers/`).
+
+<!-- not run: it starts the peers and runs the suite against each (minutes) -->
 ```sh
 make conformance-peers
 ```
-
-How long a run takes, beside the official TCK (1.0-dev, `run_tck.py`, which tests 122 requirements over the same
-bindings; this server behind a loopback proxy that adds its key), measured one after the other on 2026-12-02 on a
-shared 2-core machine: against this server the TCK took 72 s and this suite 28 s; against the a2a-sdk agent 68 s and
-22 s; against the @a2a-js/sdk agent 68 s and 30 s.
 """
+
+
+MUTANTS_BEGIN, MUTANTS_END = "<!-- mutants: begin -->", "<!-- mutants: end -->"  # scripts/conformance_mutants.py
+ACTS = ROOT / "docs" / "conformance-acts.toml"
+
+
+def mutants_block(doc: Path) -> list[str]:
+    """The table `make conformance-mutants` last wrote into the page, kept as it is when the page is written again."""
+    text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    if MUTANTS_BEGIN not in text or MUTANTS_END not in text:
+        return [MUTANTS_BEGIN, "No `make conformance-mutants` has run yet.", MUTANTS_END]
+    return text[text.index(MUTANTS_BEGIN): text.index(MUTANTS_END) + len(MUTANTS_END)].splitlines()
+
+
+def acts_differences() -> list[str]:
+    """Where ACTS's draft corpus and the A2A v1.0.1 text disagree (docs/conformance-acts.toml)."""
+    raw = tomllib.loads(ACTS.read_text(encoding="utf-8")) if ACTS.exists() else {}
+    lines = []
+    for entry in raw.get("difference", []):
+        lines.append(f"- **{', '.join(entry['acts'])}** ({entry['title']}): {entry['acts_says'].strip()} "
+                     f"The spec: {entry['spec'].strip()}")
+    return lines
 
 
 def findings() -> dict[tuple[str, str], dict[str, str]]:
@@ -164,12 +222,25 @@ def level_notes() -> list[str]:
     return lines
 
 
-def render(reports: list[dict[str, Any]]) -> str:
+def described(reports: list[dict[str, Any]]) -> list[str]:
+    """What discovery found of each server: its paragraph from the report."""
+    return [f"- **{r['label']}**: {r['description']}" for r in reports if r.get("description")]
+
+
+def render(reports: list[dict[str, Any]], doc: Path | None = None) -> str:
     generated = ", ".join(f"{r['label']} {r['generated'][:10]}" for r in reports)
-    out = [INTRO, "## Three servers side by side", "",
+    out = [INTRO, "## The suite measured by known defects", "",
+           "`make conformance-mutants` puts one known defect at a time in front of this server, through a rewriting "
+           "proxy (`tests/support/proxy.py`; the defects are `tests/support/mutants.py`, so the server itself never "
+           "carries a mutation switch), and runs the portable suite against the proxy as against any server. A "
+           "mutant is **caught** when the requirement it breaks fails, and the catch is **precise** when no other "
+           "requirement fails. A first run through a proxy that changes nothing must fail nothing.", "",
+           *mutants_block(doc or ROOT / "docs" / "conformance.md"), "",
+           f"## {len(reports)} servers side by side", "",
            f"The last `make conformance-peers` ({generated}): requirements passed, failed and not applicable, by "
            "level, and how long each run took (the whole portable suite, on both bindings and in both versions where "
-           "the server offers them).", "", *totals(reports), "",
+           "the server offers them). What the suite found each server to speak:", "", *described(reports), "",
+           *totals(reports), "",
            "A cell names the bindings and versions a requirement failed on; **n/a**: it could not be observed on that "
            "server (its reason is in the server's report), or no scenario can prove it (see the last section).",
            *requirement_tables(reports), "", "## Peer failures and their causes", "",
@@ -178,5 +249,10 @@ def render(reports: list[dict[str, Any]]) -> str:
            *failure_sections(reports), "", "## Requirements that cannot apply", "", *not_applicable(), "",
            "## Where the TCK and the spec text differ", "",
            "The level of each requirement is taken from the A2A v1.0.1 text; these notes say where the TCK (which "
-           "tests v1.0.0 in places) or the text itself says otherwise.", "", *level_notes()]
+           "tests v1.0.0 in places) or the text itself says otherwise.", "", *level_notes(), "",
+           "## Where ACTS and the spec text differ", "",
+           "ACTS (a2aproject/A2A branch `conformance-spec`, the draft corpus copied in `shared/a2a-spec/acts/`) "
+           "reuses some TCK ids for other tests; `spec/requirements.toml` matches its tests to ours by meaning "
+           "(`acts`). Where an ACTS test contradicts the A2A v1.0.1 text, the suite follows the text:", "",
+           *acts_differences()]
     return "\n".join(out) + "\n"

@@ -199,9 +199,9 @@ class World:
     level: str | None = None  # what the scenario proves (scripts/catalogue.py level_of)
     seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/client.py)
 
-    def client(self, *, version: str | None = None) -> A2AClient:
-        """A client for this scenario's protocol, caller key and A2A-Version choices."""
-        binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
+    def client(self, *, version: str | None = None, binding: str | None = None) -> A2AClient:
+        """A client for this scenario's protocol (or another binding), caller key and A2A-Version choices."""
+        binding = binding or (self.protocol.binding if self.protocol.binding != "none" else "jsonrpc")
         dialect = version or self.protocol.version
         jsonrpc_path, rest_prefix = self.paths(dialect)
         return A2AClient(self.http, binding=binding, version=dialect, key=self.key,
@@ -214,6 +214,17 @@ class World:
         binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
         found = self.server.paths(binding, version or self.protocol.version)
         return found if any(found) else self.server.paths(binding, self.protocol.version)
+
+    def server_bindings(self) -> set[str]:
+        """The bindings the server offers in this scenario's version."""
+        if not self.external:
+            return {"jsonrpc", "rest"}
+        return {b for b, v in self.server.interfaces if v == self.protocol.version}
+
+    def on_binding(self, binding: str, call: tuple[str, dict[str, Any]]) -> Any:
+        """The same call (operation, params) made on another binding, as this scenario's caller."""
+        operation, params = call
+        return self.client(binding=binding).call(operation, params)
 
     @property
     def jsonrpc_path(self) -> str:

@@ -253,3 +253,29 @@ def test_steps_speak_a2a_not_http(path: Path) -> None:
              for step in part.get("steps", [])]
     for step in steps:
         assert not HTTP_WORDS.search(step["text"]), f"{path.name}: {step['text']!r} speaks HTTP"
+
+
+# --- ACTS, the A2A project's draft corpus (spec/acts/)
+
+
+def acts_tests() -> set[str]:
+    """The ids of the vendored ACTS tests."""
+    found = {m for path in (ROOT / "spec" / "acts").glob("*.acts.yaml")
+             for m in re.findall(r"^      - id: (\S+)$", path.read_text(encoding="utf-8"), re.M)}
+    assert len(found) == 111, f"the vendored ACTS corpus has 111 tests, {len(found)} were read"
+    return found
+
+
+def test_every_acts_id_of_a_requirement_is_an_acts_test() -> None:
+    known = acts_tests()
+    for requirement in catalogue.load().requirements.values():
+        unknown = set(requirement.acts) - known
+        assert not unknown, f"{requirement.id}: {sorted(unknown)} are not ACTS tests (spec/acts/)"
+
+
+def test_every_acts_difference_names_acts_tests() -> None:
+    known = acts_tests()
+    differences = tomllib.loads((ROOT / "docs" / "conformance-acts.toml").read_text(encoding="utf-8"))["difference"]
+    for entry in differences:
+        unknown = set(entry["acts"]) - known
+        assert not unknown, f"docs/conformance-acts.toml, {entry['title']}: {sorted(unknown)} are not ACTS tests"

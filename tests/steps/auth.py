@@ -11,8 +11,11 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.target import TARGET_LIMITED_KEY
 
-from steps.common import add_workspace, new_key, workspace_of, write_json
+from steps.common import add_workspace, described, new_key, workspace_of, write_json
+from steps.prefixes import prefixed
+from steps.tasks import as_caller
 
 
 def _entries(world: Any) -> list[dict[str, Any]]:
@@ -168,3 +171,32 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     path = str(workspace_of(world).callers_file)
     said = [r.getMessage() for r in caplog.records if r.levelname == "WARNING" and path in r.getMessage()]
     assert len(said) == 1, f"expected one warning about the callers file, got {len(said)}:\n" + "\n".join(said)
+
+
+# --- a caller that is known but not allowed (A2A §3.3.2, Authorization Errors) ---
+
+
+@given("a caller the agent knows but does not allow to send messages")
+def _(world: Any) -> None:
+    if not world.external:
+        pytest.skip("this server lets every caller it knows do every operation: callers.json has no permissions "
+                    "(design, Callers)")
+    if not TARGET_LIMITED_KEY:
+        pytest.skip("needs the key of a caller the target knows but does not allow to send messages: "
+                    "A2A_TARGET_LIMITED_KEY")
+    world.keys["limited"] = TARGET_LIMITED_KEY
+
+
+@when(parsers.re(r'that caller sends an? "(?P<prefix>[^"]+)" message$'))
+def _(world: Any, prefix: str) -> None:
+    with as_caller(world, "limited"):
+        world.stream, world.reply = None, world.client().call("SendMessage", {"message": prefixed(world, prefix)})
+
+
+@then("the call is refused as not allowed, not as unauthenticated")
+def _(world: Any) -> None:
+    # A2A §3.3.2: an authenticated client that lacks a permission gets an authorization error (HTTP 403,
+    # PERMISSION_DENIED, a JSON-RPC error of its own), not the authentication error of an unknown one (401)
+    reply = world.reply
+    assert reply is not None and reply.error is not None, f"expected a refusal, got {described(reply)}"
+    assert reply.http_status != 401, f"expected an authorization error, got the authentication error {reply.error}"

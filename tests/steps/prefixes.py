@@ -331,3 +331,25 @@ def _(world: Any) -> None:
     kept = found[0]
     assert (kept.get("role"), kept.get("parts")) == (sent["role"], sent["parts"]), \
         f"expected the message as sent, {shown({'role': sent['role'], 'parts': sent['parts']})}, got {shown(kept)}"
+
+
+@then("the answer is a message that names no task")
+def _(world: Any) -> None:
+    # a2a.proto Message: for server messages, context_id must be provided, and task_id only if a task was created
+    reply = world.reply
+    assert reply is not None and reply.error is None, f"expected a message, got {described(reply)}"
+    message = reply.body.get("message") if isinstance(reply.body, dict) else None
+    assert isinstance(message, dict), f"expected a message, got {reply}"
+    assert not message.get("taskId"), f"expected a message that names no task (none was made), got {shown(message)}"
+
+
+@then("the task's status has a message that says something")
+def _(world: Any) -> None:
+    # A2A §7.6.1: a TaskStatus message explaining the authorization needed
+    status = the_task(world).get("status")
+    message = status.get("message") if isinstance(status, dict) else None
+    assert isinstance(message, dict), f"expected the task's status to have a message, got {shown(status)}"
+    parts = message.get("parts") if isinstance(message.get("parts"), list) else []
+    said = "".join(str(p.get("text", "")) for p in parts if isinstance(p, dict)).strip()
+    assert said or any(isinstance(p, dict) and "data" in p for p in parts), \
+        f"expected the status message to say what is needed, got {shown(message)}"

@@ -12,7 +12,7 @@ from support.exchanges import shown
 from steps.common import described, reply_of
 from steps.prefixes import TERMINAL, prefixed
 from steps.streaming import event_kinds, events, follow, kind, open_stream, subscribers
-from steps.tasks import STATE, STATES, state_name
+from steps.tasks import STATE, STATES, remember, state_name
 
 # the lifecycle's order: a stream's states may stay or move on, never go back (§3.5.2); the terminal ones are last
 ORDER = {STATES["submitted"]: 0, STATES["working"]: 1, STATES["input-required"]: 2, STATES["auth-required"]: 2,
@@ -169,3 +169,34 @@ def _(world: Any) -> None:
     assert first[1:] == second[1:], (f"expected the same events in the same order after the task, got "
                                      f"{shown(first[1:])} and {shown(second[1:])}")
     assert first[1:], "expected events after the task, the subscribers got none"
+
+
+@when(parsers.re(r'the caller streams an? "(?P<prefix>[^"]+)" message and leaves after the first event$'))
+def _(world: Any, prefix: str) -> None:
+    # the client goes away after the task's first event: the stream is closed, the task goes on (A2A §3.5.2)
+    world.reply = None
+    world.stream = world.client().stream("SendStreamingMessage", {"message": prefixed(world, prefix)}, limit=1)
+    first = events(world)[0]
+    assert kind(first) == "task", f"expected the stream to start with the task, got {shown(first)}"
+    remember(world, first["task"])
+
+
+@then("the artifact's later chunks are appended to it and its last is marked last")
+def _(world: Any) -> None:
+    # a2a.proto TaskArtifactUpdateEvent: append, "the content of this artifact should be appended to a previously
+    # sent artifact with the same ID"; last_chunk, "this is the final chunk of the artifact"
+    chunks: dict[str, list[dict[str, Any]]] = {}
+    for event in events(world):
+        update = event.get("artifactUpdate")
+        artifact = update.get("artifact") if isinstance(update, dict) else None
+        if isinstance(artifact, dict):
+            chunks.setdefault(str(artifact.get("artifactId")), []).append(update)
+    chunked = [updates for updates in chunks.values() if len(updates) > 1]
+    assert chunked, f"expected an artifact sent in more than one chunk, got {world.stream}"
+    for updates in chunked:
+        later = [bool(u.get("append")) for u in updates[1:]]
+        assert all(later), f"expected every chunk after the first to have append true, got {shown(updates)}"
+        assert updates[-1].get("lastChunk") is True, f"expected the last chunk to have lastChunk true, got " \
+            f"{shown(updates[-1])}"
+        assert not any(u.get("lastChunk") for u in updates[:-1]), \
+            f"expected only the last chunk to have lastChunk true, got {shown(updates)}"

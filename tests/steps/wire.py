@@ -255,6 +255,7 @@ def _(world: Any, error: str, situation: str) -> None:
     operation, params = entry(world) if callable(entry) else entry
     if situation == "sending A2A-Version 9.9":
         world.version = "9.9"
+    world.notes["situation error"], world.notes["situation call"] = error, (operation, params)
     world.reply = world.client().call(operation, params)
 
 

@@ -36,6 +36,10 @@ PREFIXES = TCK_PREFIXES + ACTS_PREFIXES
 # what a TCK agent does with a messageId it has no behaviour for (the tck-stream-* ids of its streaming scenarios):
 # it completes the task, as tck-complete-task
 COMPLETES = ("tck-complete-task", "tck-stream-001", "tck-stream-003", "tck-stream-ordering-001")
+# the TCK's name of a behaviour -> ACTS's name of the same one (acts-specification.md §11.2)
+ACTS_NAMES = {"tck-stream-001": "tck-stream-basic", "tck-stream-002": "tck-stream-basic",
+              "tck-stream-003": "tck-stream-basic", "tck-stream-ordering-001": "tck-stream-basic",
+              "tck-stream-artifact-chunked": "tck-stream-chunked"}
 TEXT = "A message of the conformance suite"
 PROBE = "tck-reject-task"  # a behaviour no agent shows by chance: a rejected task
 PROBE_WAIT = 5.0  # how long a plain message's task is followed to learn where it goes
@@ -85,7 +89,8 @@ class Conventions:
         if self.tck and not acts_only(prefix):
             return {"messageId": f"{prefix}-{uuid.uuid4()}", "role": "ROLE_USER", "parts": [{"text": text}]}
         if self.acts:
-            return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": f"{prefix} {text}"}]}
+            asked = ACTS_NAMES.get(prefix, prefix)
+            return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": f"{asked} {text}"}]}
         return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}
 
     def reason(self, prefix: str) -> str:

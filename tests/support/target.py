@@ -32,6 +32,8 @@ TARGET_KEY = os.environ.get("A2A_TARGET_KEY", "")
 # a second caller of the target, for the scenarios about what one caller may see of another's tasks (optional)
 TARGET_OTHER_KEY = os.environ.get("A2A_TARGET_OTHER_KEY", "")
 TARGET_CARD_URL = os.environ.get("A2A_TARGET_CARD_URL", "")
+# a caller the target knows but does not allow to send messages, for the authorization tier (optional)
+TARGET_LIMITED_KEY = os.environ.get("A2A_TARGET_LIMITED_KEY", "")
 # where `make conformance` left what it discovered, so that the scenarios do not ask again (internal)
 TARGET_PROFILE = os.environ.get("A2A_TARGET_PROFILE", "")
 

@@ -47,7 +47,7 @@ Feature: Every request is authenticated, and a caller sees only what is its own
     Given another caller of the same agent
     And the caller sent a "tck-input-required" message
     When the other caller <acts on> the task
-    Then the call fails with TaskNotFound
+    Then the call is refused
 
     Examples:
       | acts on                      |
@@ -70,3 +70,31 @@ Feature: Every request is authenticated, and a caller sees only what is its own
     And the caller sent a "tck-input-required" message
     When the other caller gets the task
     Then the refusal is the same as for a task that does not exist
+
+  # the tier between an unknown caller (AUTH-SERVER-002) and another caller's task (AUTH-SCOPE-003): ACTS SEC-AUTH-002
+  @must @spec-3.3.2 @SPEC-AUTH-002
+  Scenario: A caller that is known but not allowed is refused as unauthorized
+    Given a caller the agent knows but does not allow to send messages
+    When that caller sends a "tck-complete-task" message
+    Then the call is refused as not allowed, not as unauthenticated
+
+  @must @spec-7.6.1 @AUTH-INTASK-001
+  Scenario: An agent that needs authorization tracks the work as a task
+    When the caller sends a "tck-auth-required" message
+    Then the answer is a task
+
+  @must @spec-7.6.1 @AUTH-INTASK-002
+  Scenario: A task that needs authorization is auth-required
+    When the caller sends a "tck-auth-required" message
+    Then the task is auth-required
+
+  @must @spec-7.6.1 @AUTH-INTASK-003
+  Scenario: A task that needs authorization says what it needs
+    When the caller sends a "tck-auth-required" message
+    Then the task's status has a message that says something
+
+  @should @spec-7.6.1 @AUTH-INTASK-006
+  Scenario: A task waiting for authorization takes a message
+    Given the caller sent a "tck-auth-required" message
+    When the caller answers the task with a "tck-complete-task" message
+    Then the call succeeds

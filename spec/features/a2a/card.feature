@@ -23,7 +23,7 @@ Feature: The agent card says who the agent is and how to reach it
   Scenario: Each interface of the card is served at its URL
     Given the caller holds a key the agent accepts
     When the caller gets the task "tck-no-such-task" at the card's URL for this binding
-    Then the call fails with TaskNotFound
+    Then the call is answered as an A2A operation
 
   @should @spec-8.6.1 @CARD-CACHE-001 @no_binding
   Scenario: The card comes with Cache-Control max-age

@@ -52,6 +52,7 @@ Feature: SendMessage answers with a task or a message, in a context
       | tck-complete-task  | completed      |
       | tck-reject-task    | rejected       |
       | tck-input-required | input-required |
+      | tck-task-failure   | failed         |
 
   @must @spec-3.2.2 @CORE-EXECUTION-MODE-001 @v0_3
   Scenario: A send that waits answers with the task's artifacts
@@ -118,3 +119,9 @@ Feature: SendMessage answers with a task or a message, in a context
     When the caller answers the task with a "tck-complete-task" message in another context
     Then the call is refused
     And the error names the field "message.contextId" because it does not match the context
+
+  # ACTS DM-FMT-003, the half A2A agrees with: a2a.proto Message, "task_id only if a task was created"
+  @should @spec-4.1.4 @SPEC-MSG-001 @v0_3
+  Scenario: A message answer names no task
+    When the caller sends a "tck-message-response" message
+    Then the answer is a message that names no task

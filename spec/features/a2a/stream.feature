@@ -51,3 +51,18 @@ Feature: SendStreamingMessage streams the task, or the one message, until the en
       | operation            |
       | SendStreamingMessage |
       | SubscribeToTask      |
+
+  # ACTS STREAM-SSE-003: a2a.proto TaskArtifactUpdateEvent, append and last_chunk
+  @should @spec-4.2.2 @SPEC-STREAM-001 @v0_3
+  Scenario: An artifact sent in chunks is appended to and marks its last chunk
+    Given the agent's card declares streaming
+    When the caller streams a "tck-stream-artifact-chunked" message
+    Then the artifact's later chunks are appended to it and its last is marked last
+
+  # ACTS STREAM-RESUB-001: A2A §3.5.2, the task lifecycle is independent of any one stream
+  @should @spec-3.5.2 @SPEC-STREAM-002
+  Scenario: A task goes on when its stream closes and can be followed again
+    Given the agent's card declares streaming
+    When the caller streams a "tck-long-running" message and leaves after the first event
+    And a subscriber follows the task
+    Then the subscriber's stream ends when the task is completed

@@ -49,10 +49,10 @@ Feature: A2A-Version says which version of the protocol a request speaks
     Given the agent's card offers A2A 0.3 over JSON-RPC at the same URL
     And the caller sends no A2A-Version
     When the caller gets the task "tck-no-such-task" with the A2A 0.3 method
-    Then the call fails with TaskNotFound
+    Then the call is served as A2A 0.3
 
   @may @spec-3.6.1 @SPEC-VER-001
   Scenario: The version may come as a query parameter
     Given the caller sends A2A-Version "1.0" as a query parameter only
     When the caller gets the task "tck-no-such-task"
-    Then the call fails with TaskNotFound
+    Then the call is served as A2A 1.0
