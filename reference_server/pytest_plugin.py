@@ -166,8 +166,15 @@ class _Said(logging.Handler):
         self.into.append(record.getMessage())
 
 
-def _served(folder: Path) -> Iterator[ReferenceServer]:
-    server = ReferenceServer(folder).start()
+MARKER = "a2a_server"  # @pytest.mark.a2a_server(capabilities_streaming=False, ...): the function fixture's settings
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", f"{MARKER}(**settings): the settings of the test's a2a_server fixture")
+
+
+def _served(folder: Path, **settings: Any) -> Iterator[ReferenceServer]:
+    server = ReferenceServer(folder, **settings).start()
     try:
         yield server
     finally:
@@ -176,9 +183,11 @@ def _served(folder: Path) -> Iterator[ReferenceServer]:
 
 
 @pytest.fixture
-def a2a_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceServer]:
-    """A reference server for one test: its own workspace, key and records."""
-    yield from _served(tmp_path_factory.mktemp("a2a-server"))
+def a2a_server(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[ReferenceServer]:
+    """A reference server for one test: its own workspace, key and records; the test's a2a_server marker gives it
+    settings (a capability switched off: `@pytest.mark.a2a_server(capabilities_streaming=False)`)."""
+    marker = request.node.get_closest_marker(MARKER)
+    yield from _served(tmp_path_factory.mktemp("a2a-server"), **(marker.kwargs if marker else {}))
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,9 @@ class Settings:
     card_name: str = "Volcanic assistant"
     card_description: str = "A general-purpose assistant reachable over A2A."
     hybrid_card: bool = False
+    capabilities_streaming: bool = True
+    capabilities_push_notifications: bool = True
+    capabilities_extended_agent_card: bool = True
     max_body_bytes: int = 16 * 1024 * 1024
     max_push_bytes: int = 1024 * 1024
     max_push_configs: int = 10
@@ -192,6 +195,13 @@ KEYS: tuple[_Key, ...] = (
          "public card description"),
     _Key("hybrid_card", "Card__Hybrid", "--hybrid-card", _parse_bool, "true or false",
          "add the 0.3 top-level fields to the public card"),
+    _Key("capabilities_streaming", "Capabilities__Streaming", "--capabilities-streaming", _parse_bool,
+         "true or false", "declare streaming; false refuses SendStreamingMessage and SubscribeToTask (A2A §3.3.4)"),
+    _Key("capabilities_push_notifications", "Capabilities__PushNotifications", "--capabilities-push-notifications",
+         _parse_bool, "true or false",
+         "declare push notifications; false refuses every push config operation and a push config in a send"),
+    _Key("capabilities_extended_agent_card", "Capabilities__ExtendedAgentCard", "--capabilities-extended-agent-card",
+         _parse_bool, "true or false", "declare the extended card; false refuses GetExtendedAgentCard"),
     _Key("max_body_bytes", "MaxBodyBytes", "--max-body-bytes", _parse_positive_int, _BYTES,
          "largest request body accepted"),
     _Key("max_push_bytes", "MaxPushBytes", "--max-push-bytes", _parse_positive_int, _BYTES,

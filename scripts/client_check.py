@@ -50,9 +50,17 @@ def make_workspace(folder: Path, key: str) -> None:
                                                     "note": "made by scripts/client_check.py"}]))
 
 
-def start_server(workspace: Path, records: Path, port: int, log: Path) -> subprocess.Popen[bytes]:
+# the capabilities a run can switch off (A2A §3.3.4): what a client does when the agent has no streaming, push or card
+CAPABILITIES = {"streaming": "--capabilities-streaming", "push-notifications": "--capabilities-push-notifications",
+                "extended-agent-card": "--capabilities-extended-agent-card"}
+
+
+def start_server(workspace: Path, records: Path, port: int, log: Path,
+                 without: list[str] | tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--host", "127.0.0.1",
                "--port", str(port), "--record", str(records)]
+    for capability in without:
+        command += [CAPABILITIES[capability], "false"]
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
     with log.open("wb") as out:
         return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workspace)
@@ -102,6 +110,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="where the records and the report go (default: reports/client-check; emptied first)")
     parser.add_argument("--timeout", type=float, default=float(os.environ.get("CLIENT_TIMEOUT", "300")),
                         help="seconds the command may take (default: $CLIENT_TIMEOUT or 300)")
+    parser.add_argument("--without", action="append", default=[], choices=sorted(CAPABILITIES),
+                        help="serve with this capability switched off (the card declares it false; may repeat)")
     args = parser.parse_args(argv)
     if not args.command:
         parser.error("no client command: make client-check CLIENT='<command>' (or --command)")
@@ -115,7 +125,7 @@ def main(argv: list[str] | None = None) -> int:
         workspace = Path(temp) / "workspace"
         make_workspace(workspace, key)
         log = args.out / "server.log"
-        server = start_server(workspace, records, port, log)
+        server = start_server(workspace, records, port, log, args.without)
         try:
             if not wait_until_serving(server, url):
                 print(f"client-check: the server did not start; its log is {log}", file=sys.stderr)

@@ -81,3 +81,31 @@ def test_a_server_stops_with_its_fixture_and_its_records_stay(tmp_path: Path) ->
         httpx.get(server.card_url, timeout=2)
     assert server.report()["summary"]["exchanges"] == 1  # the records outlive the server
     assert (tmp_path / "client-report.html").is_file()
+
+
+def test_the_marker_switches_a_capability_off_for_the_tests_server(tmp_path: Path) -> None:
+    project = tmp_path / "my-client"
+    project.mkdir()
+    (project / "test_no_streaming.py").write_text('''
+import httpx
+import pytest
+
+
+@pytest.mark.a2a_server(capabilities_streaming=False)
+def test_the_card_has_no_streaming(a2a_server):
+    card = httpx.get(a2a_server.card_url).json()
+    assert card["capabilities"]["streaming"] is False
+    answer = httpx.post(a2a_server.url + "/a2a/v1/message:stream", headers={"X-API-Key": a2a_server.key,
+                        "A2A-Version": "1.0"}, json={"message": {"messageId": "m1", "role": "ROLE_USER",
+                                                                "parts": [{"text": "hi"}]}})
+    assert answer.status_code == 400 and "UNSUPPORTED_OPERATION" in answer.text
+
+
+def test_without_the_marker_it_streams(a2a_server):
+    assert httpx.get(a2a_server.card_url).json()["capabilities"]["streaming"] is True
+''', encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
+                           f"--basetemp={tmp_path / 'basetemp'}", "test_no_streaming.py"],
+                          cwd=project, capture_output=True, text=True, timeout=240, check=False)
+    assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
+    assert "2 passed" in done.stdout, done.stdout

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from reference_server.bindings.faults import Faults
-from reference_server.discovery.card import build_card, extended_details, v03_card
+from reference_server.discovery.card import CardDetails, build_card, extended_details, v03_card
 from reference_server.domain.broadcast import ends_subscription
 from reference_server.domain.callers import Caller
+from reference_server.domain.capabilities import Capabilities
 from reference_server.domain.service import A2AService
 from reference_server.settings import Settings
 from reference_server.wire import v03, v03_rest, v1
@@ -100,19 +101,22 @@ def v1_list_push(params: Any, *, query: bool = False) -> tuple[str, str | None]:
     return task_id, page_token
 
 
+def _extended(scope: Scope) -> CardDetails:
+    """The caller's extended card, when the card declares one (A2A §3.3.4)."""
+    Capabilities.of(scope.settings).require_extended_card()
+    return extended_details(scope.caller, scope.settings)
+
+
 async def _extended_card_v1(scope: Scope, params: Any) -> dict[str, Any]:
-    details = extended_details(scope.caller, scope.settings)
-    return build_card(details, scope.base_url, scope.settings)
+    return build_card(_extended(scope), scope.base_url, scope.settings)
 
 
 async def _extended_card_v03(scope: Scope, params: Any) -> dict[str, Any]:
-    details = extended_details(scope.caller, scope.settings)
-    return v03_card(details, scope.base_url, scope.settings)
+    return v03_card(_extended(scope), scope.base_url, scope.settings)
 
 
 async def _extended_card_v03_rest(scope: Scope, params: Any) -> dict[str, Any]:
-    details = extended_details(scope.caller, scope.settings)
-    return v03_rest.encode_agent_card(build_card(details, scope.base_url, scope.settings))
+    return v03_rest.encode_agent_card(build_card(_extended(scope), scope.base_url, scope.settings))
 
 
 def _of(encode: Callable[[Any], Any]) -> Encode:

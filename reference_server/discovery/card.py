@@ -11,6 +11,7 @@ from typing import Any
 from reference_server import __version__
 from reference_server.disk import StatCache
 from reference_server.domain.callers import Caller
+from reference_server.domain.capabilities import Capabilities
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.card")
@@ -74,11 +75,7 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
             {"url": jsonrpc_url, "protocolBinding": "HTTP+JSON", "protocolVersion": "0.3"},
         ],
         "version": __version__,
-        "capabilities": {
-            "streaming": True,
-            "pushNotifications": True,
-            "extendedAgentCard": True,
-        },
+        "capabilities": Capabilities.of(settings).card(),
         "securitySchemes": SECURITY_SCHEMES,
         "securityRequirements": SECURITY_REQUIREMENTS,
         # design step 4: a file part of any media type is saved to the inbox, so the agent takes every type; a card
@@ -88,7 +85,7 @@ def build_card(details: CardDetails, base_url: str, settings: Settings) -> dict[
         "skills": details.skills,
     }
     if settings.hybrid_card:
-        card.update(_hybrid_fields(card, jsonrpc_url, rest_url))
+        card.update(_hybrid_fields(card, jsonrpc_url, rest_url, settings))
     return card
 
 
@@ -97,7 +94,7 @@ def _v03_interfaces(url: str) -> list[dict[str, str]]:
     return [{"url": url, "transport": "JSONRPC"}, {"url": url, "transport": "HTTP+JSON"}]
 
 
-def _hybrid_fields(card: dict[str, Any], jsonrpc_url: str, rest_url: str) -> dict[str, Any]:
+def _hybrid_fields(card: dict[str, Any], jsonrpc_url: str, rest_url: str, settings: Settings) -> dict[str, Any]:
     """The 0.3 top-level fields old 0.3-only clients look for (REAL-CLIENTS §7 item 7)."""
     schemes = {
         "apiKey": {**SECURITY_SCHEMES["apiKey"], "type": "apiKey", "in": "header", "name": "X-API-Key"},
@@ -110,7 +107,7 @@ def _hybrid_fields(card: dict[str, Any], jsonrpc_url: str, rest_url: str) -> dic
         "additionalInterfaces": _v03_interfaces(jsonrpc_url),
         "securitySchemes": schemes,
         "security": [{"apiKey": []}, {"bearer": []}],
-        "supportsAuthenticatedExtendedCard": True,
+        "supportsAuthenticatedExtendedCard": settings.capabilities_extended_agent_card,
     }
 
 
@@ -206,7 +203,8 @@ def v03_card(details: CardDetails, base_url: str, settings: Settings) -> dict[st
         "url": jsonrpc_url,
         "preferredTransport": "JSONRPC",
         "additionalInterfaces": _v03_interfaces(jsonrpc_url),
-        "capabilities": {"streaming": True, "pushNotifications": True},
+        "capabilities": {"streaming": settings.capabilities_streaming,
+                         "pushNotifications": settings.capabilities_push_notifications},
         "securitySchemes": {
             "apiKey": {"type": "apiKey", "in": "header", "name": "X-API-Key"},
             "bearer": {"type": "http", "scheme": "bearer"},
@@ -215,5 +213,5 @@ def v03_card(details: CardDetails, base_url: str, settings: Settings) -> dict[st
         "defaultInputModes": card["defaultInputModes"],
         "defaultOutputModes": card["defaultOutputModes"],
         "skills": card["skills"],
-        "supportsAuthenticatedExtendedCard": True,
+        "supportsAuthenticatedExtendedCard": settings.capabilities_extended_agent_card,
     }

@@ -13,6 +13,7 @@ from reference_server.agent.session import AgentSession
 from reference_server.disk import off_loop
 from reference_server.domain.broadcast import Broadcast, Follower, ends_send_stream, ends_subscription
 from reference_server.domain.callers import Caller
+from reference_server.domain.capabilities import Capabilities
 from reference_server.domain.errors import (
     FieldViolation,
     InvalidParams,
@@ -71,6 +72,7 @@ class A2AService:
         self.runs: RunRegistry[TaskRun] = runs if runs is not None else RunRegistry()
         self.broadcast = Broadcast()  # the streams following each task, across its runs
         self.lane = lane or Lane()  # what may wait while new requests get their first answers
+        self.capabilities = Capabilities.of(settings)  # what the card declares (A2A §3.3.4)
 
     # --- SendMessage / SendStreamingMessage ---
 
@@ -88,6 +90,7 @@ class A2AService:
         return run.reply or trim(run.task, history_length)
 
     async def stream_message(self, caller: Caller, request: SendRequest) -> AsyncIterator[StreamEvent]:
+        self.capabilities.require_streaming("SendStreamingMessage")
         prepared = await self._prepare(caller, request)
         run = prepared.run
         if prepared.direct:
@@ -115,6 +118,7 @@ class A2AService:
         hops = check_send(request, settings)
         push_config = request.configuration.push_config
         if push_config is not None:  # checked before any task exists, like the message
+            self.capabilities.require_push("A push config in a message's configuration")
             push_config = checked(push_config, settings, "configuration.taskPushNotificationConfig.url")
         continued = None
         if message.task_id is not None:
@@ -190,6 +194,7 @@ class A2AService:
         A subscription waiting on an interrupted task ends when its consumer closes it (a client gone), or once
         SessionIdleTimeout passes with no event and no live run (docs/configuration.md).
         """
+        self.capabilities.require_streaming("SubscribeToTask")
         with self.broadcast.follow(task_id) as follower:  # before the task is read: no event can fall in between
             yield await self._subscription_start(caller, task_id, follower)
             idle = self.settings.session_idle_timeout.total_seconds()
@@ -220,6 +225,7 @@ class A2AService:
 
     async def set_push_config(self, caller: Caller, config: PushConfig, field: str = "url") -> PushConfig:
         """Create (or, with the id of an existing one, replace) a config of the caller's task."""
+        self.capabilities.require_push("CreateTaskPushNotificationConfig")
         task_id = config.task_id
         if not task_id:
             raise InvalidParams(violations=[FieldViolation("taskId", "is required: the task to notify about")])
@@ -229,6 +235,7 @@ class A2AService:
 
     async def get_push_config(self, caller: Caller, task_id: str, config_id: str | None) -> PushConfig:
         """The config with this id; no id (0.3 allows it) means the task's first config."""
+        self.capabilities.require_push("GetTaskPushNotificationConfig")
         configs = (await self.load(caller, task_id)).push_configs
         found = next((c for c in configs if config_id is None or c.id == config_id), None)
         if found is None:
@@ -240,6 +247,7 @@ class A2AService:
 
     async def list_push_configs(self, caller: Caller, task_id: str, page_token: str | None = None) -> list[PushConfig]:
         """Every config of the task, in one page (A2A §3.1.9: MAY paginate), so no page token is ever valid."""
+        self.capabilities.require_push("ListTaskPushNotificationConfigs")
         if page_token:
             raise InvalidParams(violations=[FieldViolation(
                 "pageToken", "is not a token this server gave: every push config is in the first page")])
@@ -247,6 +255,7 @@ class A2AService:
 
     async def delete_push_config(self, caller: Caller, task_id: str, config_id: str) -> None:
         """Remove the config; an id the task does not have is no error (A2A §3.1.10: idempotent)."""
+        self.capabilities.require_push("DeleteTaskPushNotificationConfig")
         await self._change(caller, task_id, drop_config(config_id))
 
     async def _change(self, caller: Caller, task_id: str, change: Change) -> StoredTask:

@@ -45,11 +45,19 @@ def require(condition: bool, reason: str) -> None:
 # --- conditions ---
 
 
+# each capability's setting on this server (A2A__Capabilities__*): its scenarios switch it off to run there
+SWITCHES = {"streaming": "capabilities_streaming", "pushNotifications": "capabilities_push_notifications",
+            "extendedAgentCard": "capabilities_extended_agent_card"}
+
+
 @given(parsers.re(r"the agent's card (?P<negated>does not declare|declares) (?P<what>streaming|push notifications|"
                   r"an extended card)$"))
-def _(world: Any, negated: str, what: str) -> None:
+def _(world: Any, negated: str, what: str, server_factory: Any) -> None:
     name = {"streaming": "streaming", "push notifications": "pushNotifications",
             "an extended card": "extendedAgentCard"}[what]
+    if negated == "does not declare" and not world.external:  # this server, with that capability switched off
+        world.use_server(server_factory(**{SWITCHES[name]: False}))
+        world.notes.pop("public card", None)
     declared = capability(world, name)
     if negated == "declares":
         require(declared, f"the agent's card does not declare capabilities.{name}")
@@ -192,3 +200,33 @@ def _(world: Any) -> None:
         f"expected a refusal with HTTP 401, got {described(reply)}"
     assert reply.headers is not None and reply.headers.get("WWW-Authenticate"), \
         "expected a WWW-Authenticate challenge with the refusal, got none"
+
+
+# --- this server with a capability switched off (design: A2A__Capabilities__*) ---
+
+CAPABILITY_NAMES = {"streaming": "streaming", "push notifications": "pushNotifications",
+                    "the extended card": "extendedAgentCard"}
+
+
+@given(parsers.re(r"the server runs with (?P<hybrid>the hybrid card and )?(?P<what>streaming|push notifications|"
+                  r"the extended card) switched off$"))
+def _(world: Any, hybrid: str | None, what: str, server_factory: Any) -> None:
+    settings = {SWITCHES[CAPABILITY_NAMES[what]]: False, **({"hybrid_card": True} if hybrid else {})}
+    world.use_server(server_factory(**settings))
+    world.notes.pop("public card", None)
+
+
+@then(parsers.parse("the card's capabilities say {field} is false"))
+def _(world: Any, field: str) -> None:
+    capabilities = world.card.get("capabilities")
+    assert isinstance(capabilities, dict) and capabilities.get(field) is False, \
+        f"expected capabilities.{field} false, got {shown(capabilities)}"
+
+
+@then(parsers.parse("the card's 0.3 fields say {path} is false"))
+def _(world: Any, path: str) -> None:
+    value: Any = world.card
+    for name in path.split("."):
+        assert isinstance(value, dict) and name in value, f"expected the card to have {path}, got {shown(world.card)}"
+        value = value[name]
+    assert value is False, f"expected {path} false, got {shown(value)}"
