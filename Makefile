@@ -41,7 +41,7 @@ conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's po
 conformance-mutants: $(STAMP)  ## the portable suite against 40 known defects put in front of this server by a rewriting proxy; writes the table to docs/conformance.md
 	@$(PY) scripts/conformance_mutants.py $(ARGS) || { status=$$?; echo "scripts/conformance_mutants.py exited with $$status (1: a mutant was missed or caught imprecisely, 3: the baseline failed)"; exit $$status; }
 
-conformance-peers: $(STAMP)  ## the portable suite against this server and the a2a-sdk and @a2a-js/sdk TCK agents; writes docs/conformance.md
+conformance-peers: $(STAMP)  ## the portable suite against this server, the a2a-sdk and @a2a-js/sdk TCK agents, an a2a-sdk echo agent, fasta2a and @voltagent/a2a-server; writes docs/conformance.md
 	$(PY) scripts/conformance_peers.py $(ARGS)
 
 # CLIENT reaches the script as written: $(value) keeps make from expanding its $A2A_URL (as $A plus "2A_URL"), and

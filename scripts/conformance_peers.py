@@ -1,9 +1,15 @@
-"""`make conformance-peers`: the portable suite against three servers on loopback (this one, an agent on the official
-a2a-sdk Python server, one on the @a2a-js/sdk server), one after the other; each run's report is kept in
-reports/conformance-<server>.json, and docs/conformance.md is written from them (scripts/conformance_doc.py).
+"""`make conformance-peers`: the portable suite against six servers on loopback, one after the other; each run's
+report is kept in reports/conformance-<server>.json (and its living page in reports/conformance-<server>.html), and
+docs/conformance.md is written from them (scripts/conformance_doc.py).
 
-The peers are scripts/bench_kit/sdk_tck.py and scripts/bench_kit/js/tck_agent.mjs; the JS packages are installed from
-their lock file on first use. `--render` writes the doc again from the kept reports without running anything."""
+The servers: this one; TCK-ready agents on the official a2a-sdk Python server and on the @a2a-js/sdk server
+(scripts/bench_kit/sdk_tck.py, scripts/bench_kit/js/tck_agent.mjs); and plain echo agents, which follow no TCK
+convention, on the official a2a-sdk (scripts/bench_kit/sdk_echo.py) and on two servers built on neither SDK:
+fasta2a (A2A 1.0) and @voltagent/a2a-server (A2A 0.3 only), whose launchers and pins are in
+scripts/bench_kit/peers/. The JS SDK packages are installed from their lock file on first use; the independent
+servers, pinned, into the user's cache outside the checkout (scripts/bench_kit/independent.py). A peer that cannot
+be installed (no npm, no registry) is left out with one line. `--render` writes the doc again from the kept reports
+without running anything."""
 
 from __future__ import annotations
 
@@ -22,7 +28,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the scripts package, as scripts/conformance.py imports it
 
-from bench_kit import servers  # noqa: E402
+from bench_kit import independent, servers  # noqa: E402
 
 from scripts import conformance_doc  # noqa: E402
 
@@ -37,13 +43,18 @@ class Peer:
     label: str  # its column in docs/conformance.md
 
 
-PEERS = [Peer("ours", "this server"), Peer("a2a-sdk", "a2a-sdk 1.3 (Python)"), Peer("a2a-js", "@a2a-js/sdk 1.3")]
+PEERS = [Peer("ours", "this server"), Peer("a2a-sdk", "a2a-sdk 1.3 (Python)"), Peer("a2a-js", "@a2a-js/sdk 1.3"),
+         Peer("a2a-sdk-echo", "a2a-sdk 1.3 echo (Python)"), Peer("fasta2a", "fasta2a 2.1.1"),
+         Peer("voltagent", "@voltagent/a2a-server 2.0.3")]
+INDEPENDENT = {"fasta2a": independent.FASTA2A, "voltagent": independent.VOLTAGENT}
 
 
 async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str, str]]:
     """The server, on 127.0.0.1 and a free port, and the environment of a target-mode run against it."""
     port = servers.free_port()
-    env = {"A2A_TARGET_URL": f"http://127.0.0.1:{port}", "A2A_TARGET_KEY": KEY}
+    base = f"http://127.0.0.1:{port}"
+    env = {"A2A_TARGET_URL": base, "A2A_TARGET_KEY": KEY}
+    log = tmp / f"{peer.name}.log"
     if peer.name == "ours":
         workspace = tmp / "workspace" / ".volcanic" / "a2a"
         workspace.mkdir(parents=True)
@@ -53,44 +64,63 @@ async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str,
         # the delivery scenarios' webhooks listen on loopback over plain HTTP
         argv = [sys.executable, "-m", "reference_server", "--workspace", str(tmp / "workspace"), "--host",
                 "127.0.0.1", "--port", str(port), "--allow-private-push-urls", "true"]
-        server = await servers.start("ours", argv, port, "/a2a", {}, tmp / "ours.log", None, clean)
+        server = await servers.start("ours", argv, port, "/a2a", {}, log, None, clean)
         return server, {**env, "A2A_TARGET_OTHER_KEY": OTHER_KEY}
-    if peer.name == "a2a-sdk":
-        argv = [sys.executable, str(servers.HERE / "sdk_tck.py"), "--port", str(port)]
-        return await servers.start(peer.name, argv, port, "/", {}, tmp / "sdk.log", None), env
+    if peer.name in ("a2a-sdk", "a2a-sdk-echo"):
+        script = "sdk_tck.py" if peer.name == "a2a-sdk" else "sdk_echo.py"
+        argv = [sys.executable, str(servers.HERE / script), "--port", str(port)]
+        return await servers.start(peer.name, argv, port, "/", {}, log, None), env
+    if peer.name in INDEPENDENT:
+        installed = INDEPENDENT[peer.name]
+        missing = await asyncio.to_thread(installed.ready)
+        if missing is not None:
+            print(f"  {peer.label} is left out: {missing}")
+            return None, env
+        if installed.card_path != servers.CARD:
+            env["A2A_TARGET_CARD_URL"] = base + installed.card_path
+        server = await servers.start(peer.name, installed.argv(port), port, installed.rpc_path, {}, log, None,
+                                     installed.env(), card=installed.card_path, cwd=installed.home)
+        return server, env
     missing = servers.npm_ready()
     if missing is not None:
         print(f"  {peer.label} is left out: {missing}")
         return None, env
     argv = [shutil.which("node") or "node", str(servers.JS / "tck_agent.mjs"), str(port)]
-    return await servers.start(peer.name, argv, port, "/a2a/jsonrpc", {}, tmp / "js.log", None), env
+    return await servers.start(peer.name, argv, port, "/a2a/jsonrpc", {}, log, None), env
 
 
-def run(peer: Peer, env: dict[str, str]) -> float:
-    """`make conformance` against the peer; its report kept as reports/conformance-<name>.json. The run's seconds."""
+def run(peer: Peer, env: dict[str, str], tmp: Path) -> float:
+    """`make conformance` against the peer, writing into a folder of its own (reports/conformance.json is left as
+    it was); its report kept as reports/conformance-<name>.json, its page as .html. The run's seconds."""
+    out = tmp / f"reports-{peer.name}"
+    out.mkdir()
     started = time.monotonic()
     done = subprocess.run([sys.executable, str(ROOT / "scripts" / "conformance.py")], cwd=ROOT,
-                          env={**os.environ, **env}, capture_output=True, text=True)
+                          env={**os.environ, **env, "A2A_CONFORMANCE_REPORTS": str(out)}, capture_output=True,
+                          text=True)
     seconds = time.monotonic() - started
-    report = REPORTS / "conformance.json"
+    report = out / "conformance.json"
     if not report.exists():
         raise RuntimeError(f"the run against {peer.label} wrote no report:\n{done.stdout[-2000:]}{done.stderr[-2000:]}")
     data = json.loads(report.read_text())
     data["label"], data["wall_seconds"] = peer.label, round(seconds, 1)
+    REPORTS.mkdir(exist_ok=True)
     (REPORTS / f"conformance-{peer.name}.json").write_text(json.dumps(data, indent=2))
-    shutil.copyfile(REPORTS / "conformance.html", REPORTS / f"conformance-{peer.name}.html")  # its living page
-    print(f"  {peer.label}: {seconds:.0f} s, " + done.stdout.strip().splitlines()[-1])
+    if (out / "conformance.html").exists():  # its living page (none when the run could not start)
+        shutil.copyfile(out / "conformance.html", REPORTS / f"conformance-{peer.name}.html")
+    last = done.stdout.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+    print(f"  {peer.label}: {seconds:.0f} s, " + last[0])
     return seconds
 
 
 async def run_all(tmp: Path) -> None:
     for peer in PEERS:
-        print(f"{peer.label} ...")
+        print(f"{peer.label} ...", flush=True)
         server, env = await start(peer, tmp)
         if server is None:
             continue
         try:
-            run(peer, env)
+            run(peer, env, tmp)
         finally:
             servers.stop(server)
 
@@ -103,7 +133,13 @@ def main() -> int:
         with tempfile.TemporaryDirectory(prefix="a2a-conformance-") as tmp:
             asyncio.run(run_all(Path(tmp)))
     reports = [REPORTS / f"conformance-{peer.name}.json" for peer in PEERS]
-    found = [json.loads(path.read_text()) for path in reports if path.exists()]
+    found = []
+    for path in reports:
+        report = json.loads(path.read_text()) if path.exists() else {}
+        if report and "requirements" not in report:  # a run that could not start: its one sentence, no column
+            print(f"{report.get('label', path.name)}: the run could not start: {report.get('could_not_run')}")
+        elif report:
+            found.append(report)
     DOC.write_text(conformance_doc.render(found), encoding="utf-8")
     print(f"wrote {DOC.relative_to(ROOT)} ({len(found)} servers)")
     ours = next((r for r in found if r.get("label") == PEERS[0].label), None)

@@ -65,18 +65,19 @@ def pinned(argv: list[str], cpu: int | None) -> list[str]:
 
 
 async def start(name: str, argv: list[str], port: int, rpc_path: str, headers: dict[str, str], log: Path,
-                cpu: int | None, env: dict[str, str] | None = None, lag_report: Path | None = None
-                ) -> Server | None:
-    """Start a server process and wait (at most 60 s) until it serves its public card; None when it does not."""
+                cpu: int | None, env: dict[str, str] | None = None, lag_report: Path | None = None,
+                card: str = CARD, cwd: Path = ROOT) -> Server | None:
+    """Start a server process (in cwd) and wait (at most 60 s) until it serves its public card at the path `card`;
+    None when it does not."""
     os.sync()  # files written before (generated tasks, an earlier server's) reach the disk now, not as write-back
     #            competing with the CPU and the fsyncs of the server measured next
     with log.open("wb") as out:
-        process = subprocess.Popen(pinned(argv, cpu), cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env=env)
+        process = subprocess.Popen(pinned(argv, cpu), cwd=cwd, stdout=out, stderr=subprocess.STDOUT, env=env)
     server = Server(name, process, port, rpc_path, headers, log, lag_report)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and process.poll() is None:
         try:
-            status, _, _ = await load.call(port, "GET", CARD, {})
+            status, _, _ = await load.call(port, "GET", card, {})
             if status == 200:
                 return server
         except (OSError, asyncio.IncompleteReadError, TimeoutError, ValueError):
