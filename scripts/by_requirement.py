@@ -16,9 +16,9 @@ from typing import Any
 from scripts.catalogue import SPEC_LEVELS, Catalogue, Requirement
 
 # the protocols a scenario can run on (tests/conftest.py), in the order of the result columns
-PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "rest-0.3", "none-1.0")
+PROTOCOLS = ("jsonrpc-1.0", "rest-1.0", "jsonrpc-0.3", "rest-0.3", "none-1.0", "none-0.3")
 PROTOCOL_NAMES = {"jsonrpc-1.0": "JSON-RPC 1.0", "rest-1.0": "HTTP+JSON 1.0", "jsonrpc-0.3": "JSON-RPC 0.3",
-                  "rest-0.3": "HTTP+JSON 0.3", "none-1.0": "no binding"}
+                  "rest-0.3": "HTTP+JSON 0.3", "none-1.0": "no binding", "none-0.3": "no binding (0.3 card)"}
 # what a failure means at each level
 CONSEQUENCE = {"must": "failure", "should": "warning", "may": "information"}
 PASS, FAIL, NOT_APPLICABLE = "pass", "fail", "n/a"

@@ -131,13 +131,18 @@ def findings() -> dict[tuple[str, str], dict[str, str]]:
     return {(entry["server"], entry["requirement"]): entry for entry in raw.get("finding", [])}
 
 
+# short names of the protocols a requirement failed on, so that a table of six servers stays readable
+SHORT = {"jsonrpc-1.0": "J", "rest-1.0": "H", "jsonrpc-0.3": "J0.3", "rest-0.3": "H0.3", "none-1.0": "card",
+         "none-0.3": "card"}
+
+
 def cell(result: dict[str, Any] | None) -> str:
-    """A server's word for a requirement, with the protocols that failed."""
+    """A server's word for a requirement, with the protocols that failed (J: JSON-RPC, H: HTTP+JSON)."""
     if result is None:
         return "&ndash;"
     if result["result"] == FAIL:
-        failed = [PROTOCOL_NAMES[p] for p, word in result["protocols"].items() if word == FAIL]
-        return f"**FAIL** ({', '.join(failed)})"
+        failed = [SHORT.get(p, PROTOCOL_NAMES.get(p, p)) for p, word in result["protocols"].items() if word == FAIL]
+        return f"**FAIL** {' '.join(failed)}"
     return {PASS: "pass", NOT_APPLICABLE: "n/a"}[result["result"]]
 
 
@@ -228,6 +233,8 @@ def described(reports: list[dict[str, Any]]) -> list[str]:
 
 
 def render(reports: list[dict[str, Any]], doc: Path | None = None) -> str:
+    unrun = [r for r in reports if "requirements" not in r]
+    reports = [r for r in reports if "requirements" in r]
     generated = ", ".join(f"{r['label']} {r['generated'][:10]}" for r in reports)
     out = [INTRO, "## The suite measured by known defects", "",
            "`make conformance-mutants` puts one known defect at a time in front of this server, through a rewriting "
@@ -239,10 +246,13 @@ def render(reports: list[dict[str, Any]], doc: Path | None = None) -> str:
            f"## {len(reports)} servers side by side", "",
            f"The last `make conformance-peers` ({generated}): requirements passed, failed and not applicable, by "
            "level, and how long each run took (the whole portable suite, on both bindings and in both versions where "
-           "the server offers them). What the suite found each server to speak:", "", *described(reports), "",
+           "the server offers them). What the suite found each server to speak:", "", *described(reports),
+           *(f"- **{r['label']}**: the run could not start. {r.get('could_not_run', '')}" for r in unrun), "",
            *totals(reports), "",
-           "A cell names the bindings and versions a requirement failed on; **n/a**: it could not be observed on that "
-           "server (its reason is in the server's report), or no scenario can prove it (see the last section).",
+           "A cell names the bindings and versions a requirement failed on (J: JSON-RPC, H: HTTP+JSON; 1.0 unless "
+           "0.3 is said); **n/a**: it could not be observed on that server (its reason is in the server's report: a "
+           "behaviour the agent does not offer, a capability it does not declare, an interface it does not serve), "
+           "or no scenario can prove it (see the last section).",
            *requirement_tables(reports), "", "## Peer failures and their causes", "",
            "Each failure of a peer was checked by hand: the exchange captured on the wire against the peer, and the "
            "spec text that makes it a failure. The causes are kept in `docs/conformance-findings.toml`.",

@@ -41,8 +41,8 @@ def params_for(world: Any, operation: str) -> dict[str, Any]:
 def call(world: Any, client: A2AClient, operation: str, params: dict[str, Any]) -> None:
     """A unary call, or a stream read up to its first event (a subscription to a task that waits would not end)."""
     world.reply = world.stream = None
-    if operation in STREAMING:
-        world.stream = client.stream(operation, params, limit=1)
+    if operation in STREAMING:  # served: an event stream; its events are the stream scenarios' to check
+        world.stream = client.stream(operation, params, limit=1, max_seconds=10)
     else:
         world.reply = client.call(operation, params)
 
@@ -158,10 +158,10 @@ def _(world: Any) -> None:
         assert str(field_of(task.get("status"), "state", "a task status")).startswith("TASK_STATE_"), \
             f"expected an A2A 1.0 state (TASK_STATE_…), got {shown(task.get('status'))}"
     elif world.protocol.binding == "jsonrpc":
-        # A2A 0.3: the Task itself, with its kind
-        assert isinstance(result, dict) and result.get("kind") == "task", \
-            f'expected an A2A 0.3 Task (kind "task"), got {shown(result)}'
+        # A2A 0.3: the Task itself (its kind "task": a missing kind is the schema check's, SPEC-WIRE-001)
         world.check(result, "urn:a2a:v0.3#/definitions/Task", "message/send")
+        assert isinstance(result, dict) and "task" not in result and result.get("kind", "task") == "task" \
+            and "status" in result, f"expected an A2A 0.3 Task (the task itself, not a 1.0 answer), got {shown(result)}"
         assert not str(field_of(result.get("status"), "state", "a task status")).startswith("TASK_STATE_"), \
             f"expected an A2A 0.3 state (completed, working…), got {shown(result.get('status'))}"
     else:

@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 from pytest_bdd import given, parsers, then, when
-from support.client import Reply, json_of
+from support.client import MALFORMED, Reply, json_of
 from support.exchanges import body_text, shown
 from support.raw import raw_request
 from support.schemas import assert_valid
@@ -56,7 +56,18 @@ def _(world: Any, body: str) -> None:
     response = world.http.post(world.jsonrpc_path, content=body.encode(), headers={**client.headers(),
                                                                        "Content-Type": "application/json"})
     sent = _sent_id(body)
-    world.reply = client.jsonrpc_reply(response, None, sent)
+    envelope = _as_json(body)
+    # JSON-RPC 2.0 §4: a request object has jsonrpc "2.0", a method, and an id that is a string, a number or null
+    valid = isinstance(envelope, dict) and envelope.get("jsonrpc") == "2.0" \
+        and isinstance(envelope.get("method"), str) and sent == envelope.get("id")
+    world.reply = client.jsonrpc_reply(response, None, sent if valid else MALFORMED)
+
+
+def _as_json(body: str) -> Any:
+    try:
+        return json.loads(body)
+    except json.JSONDecodeError:
+        return None
 
 
 def _sent_id(body: str) -> Any:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import ssl
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -89,11 +90,17 @@ V03_METHODS = {
 
 
 OnEvent = Callable[[dict[str, Any]], None]
+STREAM_SECONDS = 60.0  # the longest a stream is read: one that only sends keep-alives would otherwise never end
+MALFORMED = object()  # the request id of an envelope sent malformed on purpose: its answer's id may be null
 
 
 class WireProblem(AssertionError):
     """An answer of a shape A2A does not allow, said in A2A terms: a body that is not JSON, a JSON-RPC answer that is
     neither a result nor an error, an answer that is not the stream asked for."""
+
+
+class NotServed(Exception):
+    """Another server has no such method at all: the finding is SPEC-OP-001's, and the scenario could not be checked."""
 
 
 class Unreadable(Exception):
@@ -172,12 +179,14 @@ class StreamReply:
     # stream's end, and the data of frames that are not JSON
     broken: bool = False
     garbled: list[str] = field(default_factory=list)
+    timed_out: float = 0.0  # the bound after which the client closed it, not ended (A2AClient.sse); 0: it ended
 
     def __str__(self) -> str:
         if self.error is not None and not self.events:
             return f"the error {self.error} instead of a stream"
         kinds = ", ".join(next(iter(event), "?") for event in self.events) or "no event"
-        ended = " (the connection closed before its end)" if self.broken else ""
+        ended = (f" (it had not ended after {self.timed_out:g} s, and the client closed it)" if self.timed_out
+                 else " (the connection closed before its end)" if self.broken else "")
         error = f", then the error {self.error}" if self.error is not None else ""
         return f"a stream of {len(self.events)} event{'s' * (len(self.events) != 1)}: {kinds}{error}{ended}"
 
@@ -239,16 +248,32 @@ class A2AClient:
     # --- unary and streaming calls by 1.0 operation name, 1.0-shaped params ---
 
     def call(self, operation: str, params: dict[str, Any]) -> Reply:
-        if self.binding == "rest":
-            return self._rest(operation, params)
-        return self._jsonrpc(operation, params)
+        reply = self._rest(operation, params) if self.binding == "rest" else self._jsonrpc(operation, params)
+        self._served(operation, reply.error)
+        return reply
 
     def stream(self, operation: str, params: dict[str, Any], *, on_event: OnEvent | None = None,
-               limit: int | None = None) -> StreamReply:
+               limit: int | None = None, max_seconds: float = STREAM_SECONDS) -> StreamReply:
         """A stream read to its end, or until `limit` events came (then the client closes it); on_event sees each
         event (1.0 shape) as it arrives."""
         verb, url, kwargs, request_id = self._stream_call(operation, params)
-        return self.sse(verb, url, kwargs, request_id=request_id, on_event=on_event, limit=limit)
+        reply = self.sse(verb, url, kwargs, request_id=request_id, on_event=on_event, limit=limit,
+                         max_seconds=max_seconds)
+        self._served(operation, reply.error)
+        return reply
+
+    def _served(self, operation: str, error: ErrorView | None) -> None:
+        """Another server that does not have an operation at all (JSON-RPC MethodNotFound for a method of the version
+        the call speaks): that is one finding, SPEC-OP-001's, and the scenario that needed the operation could not
+        be checked (NotServed); it is not a failure of every requirement that uses the operation."""
+        if self.strict or error is None or self.binding != "jsonrpc" or error.code != -32601:
+            return
+        if self.sent_version != self.version or self.version_in_query:
+            return  # a call made in another version than it names: MethodNotFound may be what the scenario asks
+        method = V03_METHODS[operation][0] if self.version == "0.3" else operation
+        self.noted(operation, "SPEC-OP-001", "method", f"the method {method} is not served: {error}")
+        raise NotServed(f"the server does not serve {operation} ({method} answers {error}), which SPEC-OP-001 "
+                        "reports")
 
     def stream_request(self, operation: str, params: dict[str, Any]) -> httpx.Request:
         """The request stream() would send, built but not sent: for a client that misbehaves on purpose."""
@@ -296,8 +321,10 @@ class A2AClient:
                 assert_valid(payload, WIRE + "JsonRpcError")
             else:
                 _readable_jsonrpc_error(payload, what)
-            # JSON-RPC 2.0 §5: the id is null only when it could not be read (bad JSON, a body never parsed)
-            unreadable = payload["error"]["code"] == -32700 or response.status_code == 413
+            # JSON-RPC 2.0 §5: the id is null only when it could not be read (bad JSON, a body never parsed, an
+            # invalid request object); another server may take an envelope it refuses as one it could not read
+            unreadable = payload["error"]["code"] in (-32700, -32600) or response.status_code == 413 or (
+                not self.strict and request_id is MALFORMED)
             if not (unreadable and payload.get("id") is None):
                 self._same_id(payload, request_id, what)
             return Reply(response.status_code, error=_jsonrpc_error(payload, response.status_code),
@@ -316,6 +343,8 @@ class A2AClient:
 
     def _same_id(self, payload: dict[str, Any], request_id: Any, what: str) -> None:
         """JSON-RPC 2.0 §5: an answer carries the request's id, of the same type."""
+        if request_id is MALFORMED:
+            return
         if "id" not in payload:
             self.noted(what, "JSONRPC-FMT-001", "id",
                        f"the JSON-RPC answer has no id (the request's was {shown(request_id)})")
@@ -326,6 +355,7 @@ class A2AClient:
     def _checked_result(self, operation: str, result: Any) -> Any:
         if self.version == "0.3":
             self._validate_v03(operation, result)
+            result = _with_kind(result) if operation in ("SendMessage", "GetTask", "CancelTask") else result
             try:
                 if "PushNotificationConfig" in operation:
                     return _from_v03_push(operation, result)
@@ -342,7 +372,7 @@ class A2AClient:
 
     def _validate_v03(self, operation: str, result: Any) -> None:
         if operation == "SendMessage":
-            kind = result.get("kind") if isinstance(result, dict) else None
+            kind = _kind_of(result)
             self.check(result, V03 + _V03_KINDS.get(str(kind), "SendMessageSuccessResponse/properties/result"),
                        operation)
             return
@@ -417,8 +447,10 @@ class A2AClient:
     # --- SSE ---
 
     def sse(self, verb: str, url: str, kwargs: dict[str, Any], *, request_id: Any,
-            on_event: OnEvent | None = None, limit: int | None = None) -> StreamReply:
-        """One SSE request as it is given, read to its end (every event validated).
+            on_event: OnEvent | None = None, limit: int | None = None,
+            max_seconds: float = STREAM_SECONDS) -> StreamReply:
+        """One SSE request as it is given, read to its end (every event validated), or for at most max_seconds:
+        a stream that keeps sending keep-alives and never ends is closed then, and says so (`timed_out`).
 
         An error found before the first event is a plain answer, except in 0.3 over JSON-RPC, where it is a
         stream of that one error event (what the 0.3 clients read); either way it becomes the reply's `error`.
@@ -438,6 +470,9 @@ class A2AClient:
                 return StreamReply(response.status_code, error=reply.error, content_type=content_type)
             stream = StreamReply(response.status_code, content_type=content_type)
             kinds = []
+            watchdog = threading.Timer(max_seconds, _ended, (stream, response, max_seconds))
+            watchdog.daemon = True
+            watchdog.start()
             try:
                 for sse in source.iter_sse():
                     if stream.error is not None:
@@ -446,6 +481,10 @@ class A2AClient:
                         data = json.loads(sse.data)
                     except ValueError:
                         stream.garbled.append(sse.data)
+                        if not self.strict:  # A2A §9.4.2, §11.7: each event's data is a JSON response
+                            self.noted("a stream's event", "JSONRPC-SSE-001" if self.binding == "jsonrpc" else
+                                       "HTTP_JSON-SSE-001", "data",
+                                       f"an event's data is not JSON: {body_text(sse.data.encode(), '', 160)}")
                         continue
                     kinds.append(sse.event)
                     seen = len(stream.events)
@@ -454,8 +493,10 @@ class A2AClient:
                         on_event(stream.events[-1])
                     if limit is not None and len(stream.events) >= limit:
                         return stream  # leaving the `with` closes the connection: the client goes away
-            except httpx.RemoteProtocolError:  # closed before the chunked body's end
+            except (httpx.RemoteProtocolError, httpx.ReadError, httpx.StreamClosed):  # closed before its end
                 stream.broken = True
+            finally:
+                watchdog.cancel()
             if stream.error is not None and not stream.events:
                 # A2A 1.0 and 0.3 HTTP+JSON answer such an error plainly (DIGEST §10); 0.3 JSON-RPC as one plain
                 # `data:` event, the way the a2a-sdk server sends it and its 0.3 client reads it
@@ -497,11 +538,10 @@ class A2AClient:
             assert_valid(data, WIRE + "JsonRpcSuccess")
         result = data["result"]
         if self.version == "0.3":
-            kind_03 = result.get("kind") if isinstance(result, dict) else None
-            shape = _V03_KINDS.get(str(kind_03), "SendStreamingMessageSuccessResponse/properties/result")
+            shape = _V03_KINDS.get(str(_kind_of(result)), "SendStreamingMessageSuccessResponse/properties/result")
             self.check(result, V03 + shape, what)
             try:
-                stream.events.append(from_v03("event", result))
+                stream.events.append(from_v03("event", _with_kind(result)))
             except (KeyError, TypeError, AttributeError, AssertionError) as problem:
                 raise Unreadable(f"an event could not be read as A2A 0.3: {shown(result, 300)}") from problem
         else:
@@ -511,6 +551,30 @@ class A2AClient:
 
 _V03_KINDS = {"task": "Task", "message": "Message", "status-update": "TaskStatusUpdateEvent",
               "artifact-update": "TaskArtifactUpdateEvent"}
+
+
+def _kind_of(result: Any) -> str | None:
+    """An A2A 0.3 object's kind: its `kind`, or, when it has none (its schema check reports that once), what its
+    fields make it, so that the scenarios can still read it."""
+    if not isinstance(result, dict):
+        return None
+    if isinstance(result.get("kind"), str):
+        return str(result["kind"])
+    if "taskId" in result and "status" in result:
+        return "status-update"
+    if "taskId" in result and "artifact" in result:
+        return "artifact-update"
+    if "id" in result and "status" in result:
+        return "task"
+    if "messageId" in result and "parts" in result:
+        return "message"
+    return None
+
+
+def _with_kind(result: Any) -> Any:
+    kind = _kind_of(result)
+    return {**result, "kind": kind} if kind is not None and isinstance(result, dict) and "kind" not in result \
+        else result
 
 
 def _from_v03_push(operation: str, result: Any) -> Any:
@@ -559,6 +623,12 @@ def _fill(path: str, params: dict[str, Any]) -> tuple[str, dict[str, Any]]:
 
 def _query(params: dict[str, Any]) -> dict[str, str]:
     return {k: (json.dumps(v) if isinstance(v, bool) else str(v)) for k, v in params.items()}
+
+
+def _ended(stream: StreamReply, response: httpx.Response, seconds: float) -> None:
+    """The stream's bound passed: the client closes it (from the watchdog's thread; the reader sees it closed)."""
+    stream.timed_out = seconds
+    response.close()
 
 
 def json_of(response: httpx.Response, what: str) -> Any:

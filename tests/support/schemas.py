@@ -106,6 +106,8 @@ class Violation:
             return "DM-SERIAL-002"  # A2A §5.5: enums are their ProtoJSON names
         if self.rule == "oneOf" and self.schema == "Part":
             return "DM-PART-001"  # A2A §4.1.6
+        if self.rule == "required" and self.fields and set(self.fields) <= {"kind"}:
+            return ANY_ANSWER  # A2A 0.3's discriminator: a shape of the version, not a field of the data model
         named = {REQUIRED_FIELD.get((self.schema, name)) for name in self.fields} - {None}
         if self.rule == "required" and len(named) == 1:
             return str(named.pop())

@@ -1,11 +1,17 @@
 @cards
 Feature: The agent card says who the agent is and how to reach it
-  A2A §8.1-8.3, §8.6, §3.1.11: the card is served at /.well-known/agent-card.json with every field a2a.proto
-  requires, each interface naming its binding and a URL that serves it; it SHOULD come with Cache-Control and an
-  ETag. The extended card needs authentication, and exists only when the card declares it (§3.3.4).
+  A2A §8.1-8.3, §8.6, §3.1.11: a server makes its card available (at /.well-known/agent-card.json, or where a
+  client is told) with every field a2a.proto requires, each interface naming its binding and a URL that serves it;
+  it SHOULD come with Cache-Control and an ETag. The extended card needs authentication and a declared capability.
 
-  @must @spec-8.1 @spec-8.2 @CARD-DISC-001 @no_binding
-  Scenario: The agent card is served at the well-known path
+  @must @spec-8.1 @CARD-DISC-001 @no_binding
+  Scenario: The agent card is available
+    When anyone fetches the public agent card
+    Then the card is an agent card
+
+  # §8.2 names the well-known URI as one way of discovery, with registries and a URL given to the client
+  @may @spec-8.2 @SPEC-CARD-001 @no_binding
+  Scenario: The agent card is at the well-known path
     When anyone fetches the agent card at the well-known path
     Then the card is an agent card
 

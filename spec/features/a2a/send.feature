@@ -60,7 +60,8 @@ Feature: SendMessage answers with a task or a message, in a context
     Then the task is completed
     And the task has an artifact with the text "Generated text content"
 
-  @must @spec-3.2.2 @CORE-EXECUTION-MODE-002 @v0_3
+  # not in 0.3: its blocking false promises nothing about when the answer comes (0.3 MessageSendConfiguration)
+  @must @spec-3.2.2 @CORE-EXECUTION-MODE-002
   Scenario: A send that does not wait answers while the task still runs
     When the caller sends a "tck-complete-task" message without waiting
     Then the answer is a task not yet in a terminal state
