@@ -46,10 +46,12 @@ def send(world: Any, message: dict[str, Any], **configuration: Any) -> Any:
     try:
         world.reply = world.client().call("SendMessage", params)
     except httpx.TransportError as error:  # a connection closed unanswered: only a fault the message asked for
+        if not world.ours:
+            raise  # another server's: the failure it is, said as such (support/reasons.py)
         world.reply, world.notes["no answer"] = None, error
         return None
     except (json.JSONDecodeError, WireProblem) as error:  # an answer that is not JSON: the same
-        body = not_json(world, error)
+        body = not_json(world, error) if world.ours else None  # another server: the failure it is
         if body is None:  # another problem of the answer's shape: the failure it is
             raise
         world.reply, world.notes["not json"] = None, body
@@ -237,6 +239,7 @@ def _(world: Any, text: str, task: str) -> None:
 
 @when(parsers.parse("the caller sends the message {message}"))
 def _(world: Any, message: str) -> None:
+    world.seen.invalid_input = True  # what an answer that takes it echoes is CORE-ERR-002's finding
     send(world, json.loads(message))
 
 
@@ -312,8 +315,12 @@ def _(world: Any, state: str) -> None:
 
 @given(parsers.re(rf"the task is {STATE}$"))
 def _(world: Any, state: str) -> None:
-    # what the scenario starts from: on another server a task the answer gave while it still ran is read again
-    # until it gets there (whether a send waits is CORE-EXECUTION-MODE-001's); one that never does cannot start it
+    reached_state(world, state)
+
+
+def reached_state(world: Any, state: str) -> None:
+    """What a scenario starts from: on another server a task the answer gave while it still ran is read again
+    until it gets there (whether a send waits is CORE-EXECUTION-MODE-001's); one that never does cannot start it."""
     got = state_of_task(the_task(world))
     if got == STATES[state] or world.ours:
         assert got == STATES[state], f"expected the task {state} ({STATES[state]}), got it {state_name(got)}"

@@ -117,8 +117,13 @@ class Seen:
     exchanges: list[Exchange] = field(default_factory=list)
     violations: list[dict[str, str]] = field(default_factory=list)
     answers: int = 0  # answers checked against a schema
+    # the scenario sent input that breaks the rules on purpose: an answer that takes it may echo it, and what that
+    # breaks is the taking's finding (CORE-ERR-002), not the answer's
+    invalid_input: bool = False
 
     def record(self, operation: str, found: list[Violation], *, requirement: str | None = None) -> None:
+        if self.invalid_input and requirement is None:
+            return
         self.answers += 1
         exchange = self.exchanges[-1].describe() if self.exchanges else ""
         for violation in found:
@@ -266,12 +271,18 @@ class A2AClient:
         """Another server that does not have an operation at all (JSON-RPC MethodNotFound for a method of the version
         the call speaks): that is one finding, SPEC-OP-001's, and the scenario that needed the operation could not
         be checked (NotServed); it is not a failure of every requirement that uses the operation."""
-        if self.strict or error is None or self.binding != "jsonrpc" or error.code != -32601:
+        # a core operation that is not there (JSON-RPC MethodNotFound), or refused as a whole where nothing about
+        # the call can make it unsupported (GetTask, ListTasks: A2A §3.1.3, §3.1.4 name no such refusal)
+        missing = self.binding == "jsonrpc" and error is not None and error.code == -32601
+        refused = error is not None and operation in ("GetTask", "ListTasks") and (
+            error.code == -32004 or error.reason == "UNSUPPORTED_OPERATION")
+        if self.strict or not (missing or refused):
             return
         if self.sent_version != self.version or self.version_in_query:
             return  # a call made in another version than it names: MethodNotFound may be what the scenario asks
         method = V03_METHODS[operation][0] if self.version == "0.3" else operation
-        self.noted(operation, "SPEC-OP-001", "method", f"the method {method} is not served: {error}")
+        method = method if self.binding == "jsonrpc" else f"the route of {operation}"
+        self.noted(operation, "SPEC-OP-001", "method", f"{method} is not served: {error}")
         raise NotServed(f"the server does not serve {operation} ({method} answers {error}), which SPEC-OP-001 "
                         "reports")
 

@@ -25,7 +25,7 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
 
   @must @spec-9.1 @JSONRPC-FMT-001
   Scenario Outline: Request ids come back with their type unchanged
-    When the caller fetches the extended agent card with the JSON-RPC id <id>
+    When the caller sends a message with the JSON-RPC id <id>
     Then the answer carries the JSON-RPC id <id>
 
     Examples:
