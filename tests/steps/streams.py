@@ -125,6 +125,10 @@ def _(world: Any) -> None:
 
 
 @given("a subscriber follows the task")
+def _(world: Any) -> None:
+    follow(world, 1, setup=True)
+
+
 @when("a subscriber follows the task")
 def _(world: Any) -> None:
     follow(world, 1)
@@ -132,7 +136,7 @@ def _(world: Any) -> None:
 
 @given("two subscribers follow the task")
 def _(world: Any) -> None:
-    follow(world, 2)
+    follow(world, 2, setup=True)
 
 
 @when("the first subscriber leaves")
