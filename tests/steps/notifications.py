@@ -169,6 +169,13 @@ def _(world: Any) -> None:
 @then("getting the push config fails")
 def _(world: Any) -> None:
     reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": config_id(world)})
+    if reply.error is None and not world.ours:
+        # a server that also finds a config that never existed fails PUSH-GET-002, not the deleting
+        never = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world),
+                                                                      "id": "tck-no-such-config"})
+        if never.error is None:
+            pytest.skip("the deleted push config is still found, and so is one that never existed: whether a "
+                        "deleted config is gone cannot be told apart from PUSH-GET-002's failure")
     assert reply.error is not None, f"expected the deleted push config gone, got {reply}"
 
 
