@@ -40,11 +40,27 @@ Feature: Answers follow the A2A 1.0 data model in ProtoJSON
       | tck-artifact-file-url |
       | tck-artifact-data     |
 
-  @must @spec-5.5 @DM-SERIAL-001 @DM-SERIAL-002
-  Scenario: Field names are camelCase and enums their proto names
+  @must @spec-5.5 @DM-SERIAL-001
+  Scenario: Field names are camelCase
     When the caller sends a "tck-artifact-file" message
     Then no field name of the answer has an underscore
-    And every state and role of the answer is a proto enum name
+
+  @must @spec-5.5 @DM-SERIAL-001
+  Scenario: A task read again has camelCase field names
+    Given the caller sent a "tck-artifact-file" message
+    When the caller gets the task
+    Then no field name of the answer has an underscore
+
+  @must @spec-5.5 @DM-SERIAL-002
+  Scenario: States and roles are their proto enum names
+    When the caller sends a "tck-artifact-file" message
+    Then every state and role of the answer is a proto enum name
+
+  @must @spec-5.5 @DM-SERIAL-002
+  Scenario: A task read again has proto enum names
+    Given the caller sent a "tck-artifact-file" message
+    When the caller gets the task
+    Then every state and role of the answer is a proto enum name
 
   @must @spec-5.6.1 @DM-SERIAL-003
   Scenario: Timestamps are ISO 8601 in UTC with a Z
