@@ -339,6 +339,9 @@ def _(world: Any) -> None:
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a message, got {described(reply)}"
     message = reply.body.get("message") if isinstance(reply.body, dict) else None
+    if not isinstance(message, dict) and not world.ours:
+        pytest.skip(f"the agent answered with {described(reply)}, not a message: what a message answer names "
+                    f"cannot be seen (the answer a message asks for is CORE-SEND-001's)")
     assert isinstance(message, dict), f"expected a message, got {reply}"
     assert not message.get("taskId"), f"expected a message that names no task (none was made), got {shown(message)}"
 
