@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import pytest
 from pytest_bdd import given, parsers, then, when
 from support.client import SPEC_ERRORS
 from support.exchanges import shown
@@ -198,10 +199,30 @@ def _(world: Any, operation: str) -> None:
     }[operation]
     client = world.client()
     world.reply = None
+    world.notes["situation call"] = (operation, params)
     if operation in ("SendStreamingMessage", "SubscribeToTask"):
         world.stream = client.stream(operation, params)
     else:
         world.reply = client.call(operation, params)
+
+
+@then("the other binding refuses the call as unauthenticated exactly when this one does")
+def _(world: Any) -> None:
+    # A2A §5.1: every binding supports the same authentication schemes the card declares; whether the call is
+    # refused at all is AUTH-SERVER-002's, so a server that refuses it on neither binding is alike here
+    other = {"jsonrpc": "rest", "rest": "jsonrpc"}[world.protocol.binding]
+    if other not in world.server_bindings():
+        pytest.skip(f"the server's card offers no {other} interface in A2A {world.protocol.version}: a second binding "
+                    "is needed to compare")
+    here = reply_of(world)
+    there = world.on_binding(other, world.notes["situation call"])
+
+    def refused(reply: Any) -> bool:
+        return reply is not None and reply.error is not None and reply.http_status == 401
+
+    assert refused(here) == refused(there), \
+        f"expected {other} to refuse the call as unauthenticated exactly when {world.protocol.binding} does; " \
+        f"{world.protocol.binding} answered {described(here)}, {other} {described(there)}"
 
 
 @then(parsers.parse('a warning names {what} but not the key'))

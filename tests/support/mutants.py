@@ -247,6 +247,11 @@ def _key_added(call: Call) -> Call | None:
     return None
 
 
+def _rest_key_added(call: Call) -> Call | None:
+    # the REST binding alone forgets to check the caller
+    return _key_added(call) if call.binding == "rest" else None
+
+
 def _unknown_method(call: Call, answer: Answer) -> Answer | None:
     error = jsonrpc_error(answer.json())
     if call.binding == "jsonrpc" and error is not None and error.get("code") == -32601:
@@ -549,6 +554,8 @@ MUTANTS: list[Mutant] = [
            answer=answers("CancelTask", _not_canceled)),
     Mutant("no-key-no-refusal", ("AUTH-SERVER-002",), "A request without a key is served as the first caller's",
            request=_key_added),
+    Mutant("rest-without-auth", ("BIND-EQUIV-004", "AUTH-SERVER-002"),
+           "The REST binding alone serves a request without a key as the first caller's", request=_rest_key_added),
     Mutant("unknown-method-is-invalid-request", ("SPEC-JSONRPC-001",), "An unknown JSON-RPC method is -32600",
            answer=_unknown_method),
     Mutant("jsonrpc-as-text", ("JSONRPC-FMT-002",), "JSON-RPC answers come as text/plain",

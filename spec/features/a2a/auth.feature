@@ -20,7 +20,7 @@ Feature: Every request is authenticated, and a caller sees only what is its own
     When the caller fetches the extended agent card
     Then the call is refused as unauthenticated
 
-  @must @spec-7.4 @spec-5.1 @AUTH-SERVER-002 @BIND-EQUIV-004
+  @must @spec-7.4 @AUTH-SERVER-002
   Scenario Outline: Every operation needs credentials, on every binding
     Given the caller presents no key
     When the caller calls <operation>
@@ -34,6 +34,20 @@ Feature: Every request is authenticated, and a caller sees only what is its own
       | ListTasks            |
       | CancelTask           |
       | SubscribeToTask      |
+      | GetExtendedAgentCard |
+
+  @must @spec-5.1 @BIND-EQUIV-004
+  Scenario Outline: A call without credentials is answered alike on every binding
+    Given the caller presents no key
+    When the caller calls <operation>
+    Then the other binding refuses the call as unauthenticated exactly when this one does
+
+    Examples:
+      | operation            |
+      | SendMessage          |
+      | GetTask              |
+      | ListTasks            |
+      | CancelTask           |
       | GetExtendedAgentCard |
 
   @should @spec-3.3.2 @SPEC-AUTH-001
