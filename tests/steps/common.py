@@ -128,6 +128,9 @@ def assert_fails_with(world: Any, name: str) -> None:
         return
     assert error.http_status == status, f"expected {name} (HTTP {status}), got {error}"
     if reason is not None and world.protocol.version == "1.0":  # 0.3 HTTP+JSON defines no error body (A23)
+        if error.reason is None and not world.ours:
+            pytest.skip(f"expected {name}, and the answer has its HTTP status {status} but no ErrorInfo, so which "
+                        f"A2A error it is cannot be told (the missing ErrorInfo is HTTP_JSON-ERR-002's)")
         assert error.reason == reason, f"expected {name} (ErrorInfo reason {reason}), got {error}"
 
 

@@ -666,9 +666,17 @@ def _http_error(response: httpx.Response, payload: Any) -> ErrorView:
                      http_status=status, raw=payload)
 
 
+def _as_details(value: Any) -> list[Any]:
+    """An error's details as a list: one object where the list should be is read as the list of it (that it is not
+    a list is JSONRPC-ERR-001's finding, not a missing reason's)."""
+    if isinstance(value, dict):
+        return [value]
+    return value if isinstance(value, list) else []
+
+
 def _jsonrpc_error(payload: dict[str, Any], status: int) -> ErrorView:
     error = payload["error"]
-    details = error.get("data") or []
+    details = _as_details(error.get("data"))
     return ErrorView(
         name=ERROR_CODES.get(error["code"], f"code {error['code']}"), message=error["message"],
         http_status=status, code=error["code"], reason=_reason(details), violations=_violations(details),
@@ -678,7 +686,7 @@ def _jsonrpc_error(payload: dict[str, Any], status: int) -> ErrorView:
 
 def _rest_error(payload: dict[str, Any], status: int) -> ErrorView:
     error = payload["error"]
-    details = error.get("details") or []
+    details = _as_details(error.get("details"))
     reason = _reason(details)
     if reason:
         name = REASON_NAMES.get(reason) or "".join(w.capitalize() for w in reason.split("_"))

@@ -334,8 +334,8 @@ def _no_error_info(call: Call, answer: Answer) -> Answer | None:
 def _data_object(call: Call, answer: Answer) -> Answer | None:
     payload = answer.json()
     error = jsonrpc_error(payload) if call.binding == "jsonrpc" else None
-    if error is not None and isinstance(error.get("data"), list) and error["data"]:
-        error["data"] = error["data"][0]
+    if error is not None and isinstance(error.get("data"), list) and len(error["data"]) == 1:
+        error["data"] = error["data"][0]  # nothing lost: the one object stands where the list of it should
         return answer.set_json(payload)
     return None
 
@@ -562,7 +562,7 @@ MUTANTS: list[Mutant] = [
            answer=headers_only(_jsonrpc_text_plain)),
     Mutant("id-as-string", ("JSONRPC-FMT-001",), "A JSON-RPC result carries a numeric id as a string",
            answer=_string_ids),
-    Mutant("error-data-object", ("JSONRPC-ERR-001",), "A JSON-RPC error's data is an object, not a list",
+    Mutant("error-data-object", ("JSONRPC-ERR-001",), "A JSON-RPC error's one data object is not in a list",
            answer=_data_object),
     Mutant("rest-error-without-reason", ("HTTP_JSON-ERR-002",), "HTTP+JSON errors carry no google.rpc.ErrorInfo",
            answer=_no_error_info),
