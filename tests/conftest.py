@@ -33,7 +33,7 @@ from scripts.by_requirement import NOT_OFFERED
 ROOT = Path(__file__).resolve().parents[1]
 SNAPSHOT_DIR = ROOT / "spec" / "snapshots"
 FEATURES_TESTS = ROOT / "tests" / "features"
-PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven only by the TCK's prefixes
+PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven by the TCK's or ACTS's conventions
 
 # Each scenario runs once per protocol: both bindings in A2A 1.0, plus both bindings in A2A 0.3 when tagged
 # @v0_3 (0.3 HTTP+JSON is the 0.3 proto's REST transcoding: no ListTasks, the extended card on GET /v1/card).
@@ -46,6 +46,7 @@ NOT_ON_V0_3_REST = pytest.mark.xfail(reason="the 0.3 proto cannot express this s
 PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no_binding": [("none", "1.0")]}
 
 # step definitions are fixtures: importing them here makes them visible to every scenario
+from steps.acts_behaviours import *  # noqa: E402,F403
 from steps.agent import *  # noqa: E402,F403
 from steps.auth import *  # noqa: E402,F403
 from steps.capabilities import *  # noqa: E402,F403
@@ -236,8 +237,8 @@ class World:
 
     @property
     def agent(self) -> Conventions:
-        """How a scenario asks the agent for a behaviour: the TCK's prefixes on this server, what the probe learned
-        on another (support/conventions.py)."""
+        """How a scenario asks the agent for a behaviour: the TCK's prefixes on this server (whose agent follows
+        ACTS's too), what the probe learned on another (support/conventions.py)."""
         agent = getattr(self.server, "agent", None)
         return agent if agent is not None else TCK_CONVENTIONS
 

@@ -67,9 +67,10 @@ AGENT_STATES = ("working", "input-required", "auth-required", "completed", "fail
 
 @dataclass(frozen=True)
 class Rule:
-    """When the latest user text matches and its messageId is, starts with or matches what is given, play these
-    turns, one per assistant message; and ask the HTTP edge for the fault, if the rule names one (a rule with a
-    fault may have no turns: its match then only asks for the fault, and the next rule that matches plays)."""
+    """When the latest user text matches, the message asks for the behaviour, its messageId is, starts with or matches
+    what is given, and the agent's question before it matches `asked`, play these turns, one per assistant message;
+    and ask the HTTP edge for the fault, if the rule names one (a rule with a fault may have no turns: its match then
+    only asks for the fault, and the next rule that matches plays)."""
 
     pattern: re.Pattern[str] | None
     message_id: str | None
@@ -78,6 +79,10 @@ class Rule:
     message_id_pattern: re.Pattern[str] | None = None
     # the fault's keys and values as written (placeholders unfilled); the HTTP edge (bindings/faults.py) knows them
     fault: dict[str, Any] | None = None
+    # a behaviour name, asked for by a messageId that starts with it or a text whose first word it is (scripted.py)
+    behaviour: str | None = None
+    # searched in the question the agent asked just before the user message (a request_input call)
+    asked: re.Pattern[str] | None = None
 
     @property
     def replies(self) -> bool:
@@ -91,7 +96,9 @@ _STEP_KEYS = {"say": {"chunks"}, "tool": {"args"}, "pause": set(), "error": set(
               "status": {"message", "metadata"}}
 _TOP_KEYS = {"$schema", "description", "rules"}
 _ID_KEYS = ("messageId", "messageIdPrefix", "messageIdMatch")
-_RULE_KEYS = {"description", "match", *_ID_KEYS, "turns", "fault"}
+_CONDITION_KEYS = ("match", "behaviour", *_ID_KEYS, "asked")
+_RULE_KEYS = {"description", *_CONDITION_KEYS, "turns", "fault"}
+_WORD = re.compile(r"\S+")
 _PART_KINDS = ("text", "data", "raw", "url")
 _PART_KEYS = {*_PART_KINDS, "filename", "mediaType", "metadata"}
 
@@ -112,10 +119,15 @@ def parse_script(text: str) -> list[Rule]:
 def _rule(data: Any, path: str) -> Rule:
     _expect(isinstance(data, dict), path, "a rule must be an object")
     _no_unknown_keys(data, _RULE_KEYS, path)
-    _expect(any(key in data for key in ("match", *_ID_KEYS)), path,
-            "a rule needs 'match', 'messageId', 'messageIdPrefix' or 'messageIdMatch'")
-    for key in ("match", *_ID_KEYS):
+    _expect(any(key in data for key in _CONDITION_KEYS), path,
+            "a rule needs 'match', 'behaviour', 'messageId', 'messageIdPrefix', 'messageIdMatch' or 'asked'")
+    for key in _CONDITION_KEYS:
         _expect(key not in data or isinstance(data[key], str), f"{path}.{key}", "must be a string")
+    _expect("behaviour" not in data or _WORD.fullmatch(data["behaviour"]) is not None, f"{path}.behaviour",
+            "must be one word: no spaces, not empty")
+    # a fault is found before the run, from the message alone: the conversation is not read then
+    _expect("asked" not in data or "fault" not in data, f"{path}.asked",
+            "a rule with a fault cannot depend on the conversation (a fault is asked for before the run)")
     fault = data.get("fault")
     _expect(fault is None or (isinstance(fault, dict) and len(fault) > 0 and all(
         isinstance(value, str | int | float) for value in fault.values())), f"{path}.fault",
@@ -126,7 +138,7 @@ def _rule(data: Any, path: str) -> Rule:
     rule = Rule(_regex(data, "match", path), data.get("messageId"),
                 tuple(_turn(t, f"{path}.turns[{i}]") for i, t in enumerate(turns)),
                 message_id_prefix=data.get("messageIdPrefix"), message_id_pattern=_regex(data, "messageIdMatch", path),
-                fault=fault)
+                fault=fault, behaviour=data.get("behaviour"), asked=_regex(data, "asked", path))
     for i, turn in enumerate(rule.turns):
         for j, step in enumerate(turn):
             if isinstance(step, MessageOut):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import itertools
+import json
 import math
 import re
 import uuid
@@ -48,10 +49,10 @@ class ScriptedProvider:
         self._default = default_script or DEFAULT_SCRIPT
 
     async def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]:
-        rules, shown = self._load(request.workspace)
-        user, turn, result = _position(request.messages)
+        script, shown = self._script(request.workspace)
+        user, turn, result, question = _position(request.messages, asks=script.asks)
         text = strip_framing(user)
-        chosen = _choose(rules, text, request.message_id)
+        chosen = _choose(script.rules, script.incoming(text, request.message_id, question))
         if chosen is None or turn >= len(chosen[0].turns):
             return  # no rule, or its turns are played: an empty message, so the run settles
         rule, groups = chosen
@@ -63,13 +64,14 @@ class ScriptedProvider:
 
     def answers_with_message(self, prompt: str, message_id: str | None, workspace: Path) -> bool:
         """Whether a run of prompt would play a rule whose answer is a reply step (a script that cannot be
-        loaded answers False: its run fails as usual)."""
+        loaded answers False: its run fails as usual). The conversation is not read here: a rule that asks about it
+        (`asked`) is taken not to match; if it does in the run, the answer is the task as the run ended."""
         try:
             script = self._script(workspace)[0]
         except ProviderError:
             return False
         # the rules after the last one that replies cannot make the answer a message: not matched here
-        chosen = _choose(script.foreseeable, strip_framing(prompt), message_id)
+        chosen = _choose(script.foreseeable, script.incoming(strip_framing(prompt), message_id))
         return chosen is not None and chosen[0].replies
 
     def fault_for(self, prompt: str, message_id: str | None, workspace: Path) -> AskedFault | None:
@@ -80,17 +82,14 @@ class ScriptedProvider:
         except ProviderError:
             return None
         text = strip_framing(prompt)
+        incoming = script.incoming(text, message_id)
         for index, rule in script.faults:
-            values = _match(rule, text, message_id)
+            values = _match(rule, incoming)
             if values is not None:
                 assert rule.fault is not None
                 values = {"text": text} | values
                 return AskedFault(_fill_args(rule.fault, values), f"script {shown}: $.rules[{index}].fault")
         return None
-
-    def _load(self, workspace: Path) -> tuple[list[Rule], str]:
-        script, shown = self._script(workspace)
-        return script.rules, shown
 
     def _script(self, workspace: Path) -> tuple[_Script, str]:
         # design README: the script is checked on every run, so an edit applies to the next one
@@ -112,16 +111,49 @@ def _script_path(workspace: Path) -> Path:
 
 
 @dataclass(frozen=True)
+class _Incoming:
+    """What a rule is matched against: the user text, the messageId, the behaviour the message asks for, and the
+    question the agent asked just before it (None when it asked none, or when the conversation is not read)."""
+
+    text: str
+    message_id: str | None
+    behaviour: str | None
+    question: str | None = None
+
+
+@dataclass(frozen=True)
 class _Script:
     rules: list[Rule]  # the rules with turns to play, in order
     foreseeable: list[Rule]  # the rules up to the last one that replies (with a message, not a task)
     faults: list[tuple[int, Rule]]  # the rules that ask for a fault, with their place in the file
+    behaviours: tuple[str, ...]  # the behaviours its rules name, the longest first
+    first_word: re.Pattern[str] | None  # a text that starts with one of them as a whole word
+    asks: bool  # a rule depends on the agent's last question: the conversation is read for it
 
     @classmethod
     def of(cls, rules: list[Rule]) -> _Script:
         playable = [rule for rule in rules if rule.turns]
         end = max((n + 1 for n, rule in enumerate(playable) if rule.replies), default=0)
-        return cls(playable, playable[:end], [(n, rule) for n, rule in enumerate(rules) if rule.fault is not None])
+        # the longest first, so that tck-artifact-file-url is never taken for tck-artifact-file
+        behaviours = tuple(sorted({r.behaviour for r in rules if r.behaviour is not None}, key=len, reverse=True))
+        first_word = (re.compile(r"\s*(" + "|".join(map(re.escape, behaviours)) + r")(?=\s|\Z)")
+                      if behaviours else None)
+        return cls(playable, playable[:end], [(n, rule) for n, rule in enumerate(rules) if rule.fault is not None],
+                   behaviours, first_word, any(rule.asked is not None for rule in rules))
+
+    def incoming(self, text: str, message_id: str | None, question: str | None = None) -> _Incoming:
+        return _Incoming(text, message_id, self.behaviour(text, message_id), question)
+
+    def behaviour(self, text: str, message_id: str | None) -> str | None:
+        """The behaviour a message asks for: the one its messageId starts with (the TCK's convention), else the one
+        its text starts with as a whole word (ACTS's: the first text part, which the prompt's text starts with). The
+        messageId wins: a test kit that names the behaviour there chose it whatever the text says."""
+        if message_id:
+            by_id = next((b for b in self.behaviours if message_id.startswith(b)), None)
+            if by_id is not None:
+                return by_id
+        found = self.first_word.match(text) if self.first_word is not None else None
+        return found.group(1) if found is not None else None
 
 
 def _read_script(path: Path) -> _Script | str | None:
@@ -173,25 +205,59 @@ def fill(template: str, values: dict[str, str]) -> str:
     return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
-def _position(messages: list[dict[str, Any]]) -> tuple[str, int, str]:
-    """The latest user text, how many assistant messages follow it, and the latest tool result since."""
+def _position(messages: list[dict[str, Any]], *, asks: bool) -> tuple[str, int, str, str | None]:
+    """The latest user text, how many assistant messages follow it, the latest tool result since, and (when asks) the
+    question the agent asked just before it."""
     last_user = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=-1)
     user = messages[last_user].get("content") if last_user >= 0 else ""
     after = messages[last_user + 1:]
     turn = sum(1 for m in after if m.get("role") == "assistant")
     result = next((str(m.get("content") or "") for m in reversed(after) if m.get("role") == "tool"), "")
-    return user if isinstance(user, str) else "", turn, result
+    question = _question(messages, last_user) if asks else None
+    return user if isinstance(user, str) else "", turn, result, question
 
 
-def _choose(rules: list[Rule], text: str, message_id: str | None) -> tuple[Rule, dict[str, str]] | None:
-    """The first rule matching the text and message id, with its placeholder values."""
-    return next(((r, v) for r in rules if (v := _match(r, text, message_id)) is not None), None)
+def _question(messages: list[dict[str, Any]], before: int) -> str | None:
+    """The question of the request_input call of the agent's last message before messages[before], when that message
+    asked one (None when another user message comes first: that one was never answered by a question).
+
+    The agent core knows sessions, never A2A tasks: what it remembers of a task waiting for input is the
+    conversation, where the question it asked is the last thing it said. So a rule that goes on with a task asks
+    about that question (`asked`), and a task whose answer asks again goes on for as many turns as it takes.
+    """
+    for index in range(before - 1, -1, -1):
+        message = messages[index]
+        role = message.get("role")
+        if role == "user":
+            return None
+        if role != "assistant":
+            continue
+        for call in reversed(message.get("tool_calls") or []):
+            function = call.get("function") if isinstance(call, dict) else None
+            if isinstance(function, dict) and function.get("name") == "request_input":
+                try:
+                    question = json.loads(function.get("arguments") or "{}").get("question")
+                except (ValueError, AttributeError):
+                    return None
+                return question if isinstance(question, str) else None
+        return None
+    return None
 
 
-def _match(rule: Rule, text: str, message_id: str | None) -> dict[str, str] | None:
+def _choose(rules: list[Rule], incoming: _Incoming) -> tuple[Rule, dict[str, str]] | None:
+    """The first rule matching the message, with its placeholder values."""
+    return next(((r, v) for r in rules if (v := _match(r, incoming)) is not None), None)
+
+
+def _match(rule: Rule, incoming: _Incoming) -> dict[str, str] | None:
+    message_id = incoming.message_id
+    if rule.behaviour is not None and rule.behaviour != incoming.behaviour:
+        return None
     if rule.message_id is not None and rule.message_id != message_id:
         return None
     if rule.message_id_prefix is not None and not (message_id or "").startswith(rule.message_id_prefix):
+        return None
+    if rule.asked is not None and (incoming.question is None or rule.asked.search(incoming.question) is None):
         return None
     values: dict[str, str] = {}
     if rule.message_id_pattern is not None:
@@ -201,7 +267,7 @@ def _match(rule: Rule, text: str, message_id: str | None) -> dict[str, str] | No
         values = {k: v or "" for k, v in found_id.groupdict().items()}
     if rule.pattern is None:
         return values
-    found = rule.pattern.search(text)
+    found = rule.pattern.search(incoming.text)
     if found is None:
         return None
     values |= {str(i): g or "" for i, g in enumerate([found.group(0), *found.groups()])}

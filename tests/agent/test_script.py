@@ -64,6 +64,16 @@ def test_reply_artifact_and_status_steps_parse_to_the_events_they_emit(validator
         StateSet("working"))
 
 
+def test_behaviour_and_asked_conditions_parse(validator: Draft202012Validator) -> None:
+    script = {"rules": [{"behaviour": "tck-complete-task", "asked": "^Which (?P<what>city)", "match": "done",
+                         "turns": [[{"say": "ok"}]]}]}
+    (rule,) = parse_script(json.dumps(script))
+
+    validator.validate(script)
+    assert rule.behaviour == "tck-complete-task"
+    assert rule.asked is not None and rule.asked.pattern == "^Which (?P<what>city)"
+
+
 def _rules(*turn: Any) -> dict[str, Any]:
     return {"rules": [{"match": "", "turns": [[{"say": "ok"}]]}, {"match": "x", "turns": [list(turn)]}]}
 
@@ -73,9 +83,15 @@ MALFORMED: list[tuple[Any, str]] = [
     ([], "$: must be an object with 'rules'"),
     ({"rules": {}}, "$.rules: must be a list of rules"),
     ({"rules": [], "extra": 1}, "$: unknown key 'extra'"),
-    ({"rules": [{"turns": [[]]}]}, "$.rules[0]: a rule needs 'match', 'messageId', 'messageIdPrefix' or "
-                                   "'messageIdMatch'"),
+    ({"rules": [{"turns": [[]]}]}, "$.rules[0]: a rule needs 'match', 'behaviour', 'messageId', 'messageIdPrefix', "
+                                   "'messageIdMatch' or 'asked'"),
     ({"rules": [{"messageIdPrefix": 3, "turns": [[]]}]}, "$.rules[0].messageIdPrefix: must be a string"),
+    ({"rules": [{"behaviour": 3, "turns": [[]]}]}, "$.rules[0].behaviour: must be a string"),
+    ({"rules": [{"behaviour": "tck-x y", "turns": [[]]}]}, "$.rules[0].behaviour: must be one word"),
+    ({"rules": [{"behaviour": "", "turns": [[]]}]}, "$.rules[0].behaviour: must be one word"),
+    ({"rules": [{"asked": "(", "turns": [[]]}]}, "$.rules[0].asked: bad regular expression"),
+    ({"rules": [{"asked": "x", "fault": {"cutAfter": 1}}]},
+     "$.rules[0].asked: a rule with a fault cannot depend on the conversation"),
     ({"rules": [{"messageIdMatch": "(", "turns": [[]]}]}, "$.rules[0].messageIdMatch: bad regular expression"),
     ({"rules": [{"match": "(", "turns": [[]]}]}, "$.rules[0].match: bad regular expression"),
     ({"rules": [{"match": "", "turns": []}]}, "$.rules[0].turns: must be a non-empty list of turns"),

@@ -221,6 +221,82 @@ def test_rule_can_match_a_message_id_prefix_or_pattern(workspace: Path) -> None:
     assert _texts(collect(session, "x")) == ["other"]  # no message id: no id rule matches
 
 
+def test_a_behaviour_is_asked_for_by_the_message_id_or_the_first_word_and_the_message_id_wins(
+        workspace: Path) -> None:
+    write_script(workspace, {"rules": [
+        {"behaviour": "tck-file", "turns": [[{"say": "file"}]]},
+        {"behaviour": "tck-file-url", "turns": [[{"say": "url"}]]},
+        {"match": "", "turns": [[{"say": "other"}]]},
+    ]})
+    session = open_session(workspace)
+
+    assert _texts(collect(session, "x", message_id="tck-file-url-1")) == ["url"]  # the longest, whatever the order
+    assert _texts(collect(session, "x", message_id="tck-file-1")) == ["file"]
+    assert _texts(collect(session, f"{HEADER}\n\n  tck-file-url hello", message_id="m-1")) == ["url"]
+    assert _texts(collect(session, "tck-file\nmore")) == ["file"]
+    assert _texts(collect(session, "tck-file")) == ["file"]
+    assert _texts(collect(session, "tck-filed away", message_id="m-2")) == ["other"]  # a whole word only
+    assert _texts(collect(session, "say tck-file", message_id="m-3")) == ["other"]  # the first word only
+    # a messageId that names a behaviour wins over the text; one that names none leaves it to the text
+    assert _texts(collect(session, "tck-file-url hello", message_id="tck-file-2")) == ["file"]
+    assert _texts(collect(session, "tck-file-url hello", message_id="tck-other-3")) == ["url"]
+
+
+def test_a_rule_can_ask_about_the_question_the_agent_asked_before(workspace: Path) -> None:
+    write_script(workspace, {"rules": [
+        {"match": "^start$", "turns": [[{"tool": "request_input", "args": {"question": "More?"}}]]},
+        {"asked": "^More\\?$", "match": "^done$", "turns": [[{"say": "finished"}]]},
+        {"asked": "^More\\?$", "turns": [[{"tool": "request_input", "args": {"question": "More?"}}]]},
+        {"match": "", "turns": [[{"say": "echo {text}"}]]},
+    ]})
+    questions: list[str] = []
+    tools = a2a_tools(on_request_input=questions.append, notifier=None, owner_id="o", caller="bot")
+    session = open_session(workspace)
+
+    collect(session, "start", extra_tools=tools)
+    collect(session, "a", extra_tools=tools)
+    collect(session, "b", extra_tools=tools)
+    finished = _texts(collect(session, "done", extra_tools=tools))
+    after = _texts(collect(session, "done", extra_tools=tools))  # no question before it any more
+
+    assert questions == ["More?", "More?", "More?"]
+    assert (finished, after) == (["finished"], ["echo done"])
+    # foresight reads no conversation: a rule that asks about it does not match there
+    assert not ScriptedProvider().answers_with_message("done", None, workspace)
+
+
+def test_the_default_behaviours_of_acts(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    waited: list[float] = []
+
+    async def no_wait(seconds: float) -> None:  # the pauses are counted, not waited
+        waited.append(seconds)
+
+    monkeypatch.setattr("reference_server.agent.scripted.asyncio.sleep", no_wait)
+    questions: list[str] = []
+    tools = a2a_tools(on_request_input=questions.append, notifier=None, owner_id="o", caller="bot")
+    session = open_session(workspace)
+
+    long_running = collect(session, "tck-long-running start")
+    canceled_never = collect(session, "tck-cancel start")
+    failure = collect(session, "tck-task-failure trigger error")
+    basic = collect(session, "tck-stream-basic go")
+    chunked = collect(session, "tck-stream-chunked go")
+    collect(session, "tck-multi-turn start", extra_tools=tools)
+    collect(session, "here is more input", extra_tools=tools)
+    done = collect(session, "done", extra_tools=tools)
+
+    assert [seconds for seconds in waited if seconds] == [3, 300]  # tck-long-running, then tck-cancel
+    assert long_running[0] == ArtifactOut((OutPart(text="Long-running work done"),), name="result")
+    # bounded: a tck-cancel task nobody cancels fails after 300 seconds
+    assert canceled_never[-1] == RunFailed("Not canceled within 300 seconds: a tck-cancel task fails then")
+    assert failure[-1] == RunFailed("Failed on purpose: the message asked for tck-task-failure")
+    assert basic[0] == ArtifactOut((OutPart(text="Streamed content"),))
+    assert [(e.parts[0].text, e.append, e.last_chunk) for e in chunked if isinstance(e, ArtifactOut)] == [
+        ("chunk-1 ", False, False), ("chunk-2 ", True, False), ("chunk-3", True, True)]
+    assert questions == ["Send more input, or 'done' to complete this multi-turn task"] * 2
+    assert done[0] == StateSet("completed", (OutPart(text="Multi-turn task completed"),))
+
+
 def test_reply_artifact_and_status_steps_are_emitted_in_order_with_placeholders_filled(workspace: Path) -> None:
     write_script(workspace, {"rules": [{"match": "^(?P<what>\\w+)$", "turns": [[
         {"say": "about {what}", "chunks": ["about {what}"]},
@@ -373,6 +449,9 @@ def test_the_documented_script_plays_its_new_steps(workspace: Path) -> None:
     quote = collect(session, "how much?", message_id="quote-7")
     denied = collect(session, "no thanks", message_id="deny-price-7")
     itinerary = collect(session, "itinerary")
+    tools = a2a_tools(on_request_input=lambda _: None, notifier=None, owner_id="o", caller="bot")
+    asked = collect(session, "hello", extra_tools=tools)
+    booked = _texts(collect(session, "Lisbon", extra_tools=tools))
 
     assert quote[0] == MessageOut((OutPart(text="A flight costs about 200 EUR."),), {"currency": "EUR"})
     assert denied[0] == StateSet("rejected", (OutPart(text="Not booked: price."),), {"reason": "price"})
@@ -380,6 +459,8 @@ def test_the_documented_script_plays_its_new_steps(workspace: Path) -> None:
                                                      "MessageEnd", "Settled"]
     assert [(e.name, e.append, e.last_chunk) for e in itinerary if isinstance(e, ArtifactOut)] == [
         ("itinerary", False, False), ("itinerary", True, True), ("note", False, True)]
+    assert _tools(asked) == [("request_input", {"question": "Where to?"})]
+    assert booked == ["Booked a flight to Lisbon."]  # the answer to the question, by the rule with "asked"
 
 
 def test_every_documented_command_has_its_own_rule() -> None:

@@ -124,7 +124,7 @@ class Conventions:
 
 
 # this server's scripted agent (docs/scripted-agent.md)
-TCK_CONVENTIONS = Conventions(True, False, "any", "the reference server's scripted agent")
+TCK_CONVENTIONS = Conventions(True, True, "any", "the reference server's scripted agent")
 
 
 def what_came(reply: Reply) -> str:

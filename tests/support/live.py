@@ -109,7 +109,7 @@ class LiveServer:
     rest_prefix = "/a2a/v1"
     push_prefix = "/a2a/push"  # the push receiver: <push_prefix>/<watchId>
     card_url = "/.well-known/agent-card.json"  # A2A §8.2
-    agent = None  # its scripted agent follows the TCK's conventions (support/conventions.py)
+    agent = None  # its scripted agent follows both the TCK's and ACTS's conventions (support/conventions.py)
 
     def __init__(self, settings: Settings, *, with_notifier: bool = True,
                  on_push_for: Callable[[Workspaces], OnPush | None] = WorkspaceWatches,
