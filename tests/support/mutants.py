@@ -394,7 +394,8 @@ def _unknown_field_refused(call: Call) -> Call | Answer | None:
     params = call.params()
     message = params.get("message") if isinstance(params, dict) else None
     known = {"messageId", "role", "parts", "contextId", "taskId", "metadata", "extensions", "referenceTaskIds"}
-    if call.operation == "SendMessage" and isinstance(message, dict) and set(message) - known:
+    if call.operation == "SendMessage" and call.version.startswith("1.") and isinstance(message, dict) and \
+            set(message) - known:  # (0.3's message has other fields: kind, content)
         return error_answer(call, -32602, 400, "INVALID_PARAMS", "Unknown field in message")
     return None
 
