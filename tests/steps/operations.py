@@ -11,7 +11,8 @@ from support.client import A2AClient
 from support.exchanges import shown
 
 from steps.capabilities import capability
-from steps.common import described, field_of
+from steps.common import assert_fails_with, described, field_of, reply_of
+from steps.errors import named_error
 from steps.prefixes import OTHER, prefixed
 from steps.push import IDLE_HOOK
 from steps.tasks import as_caller, seen_task, state_of_task, task_id
@@ -148,6 +149,22 @@ def _(world: Any) -> None:
 @given(parsers.parse('the caller sends A2A-Version "{version}" in the header "{header}"'))
 def _(world: Any, version: str, header: str) -> None:
     world.version, world.notes["version header"] = version, header
+
+
+@then("the call is refused with VersionNotSupported, as under A2A-Version")
+def _(world: Any) -> None:
+    # A2A §9.2, §11.2: the header's name is read in any case; a server that refuses the version under no name
+    # fails VER-SERVER-002, not the reading of the header
+    reply = reply_of(world)
+    if not world.ours and (reply is None or reply.error is None or named_error(world) != "VersionNotSupported"):
+        world.notes["version header"] = "A2A-Version"
+        canonical = world.client().call("GetTask", {"id": "tck-no-such-task"})
+        if canonical.error is None or canonical.error.code not in (None, -32009) or (
+                canonical.error.reason not in (None, "VERSION_NOT_SUPPORTED")):
+            pytest.skip(f"A2A-Version {world.version} is not refused under A2A-Version either "
+                        f"({described(canonical)}): that is VER-SERVER-002's, and whether the header is read in any "
+                        "case cannot be told")
+    assert_fails_with(world, "VersionNotSupported")
 
 
 @then("the answer is a task in the shapes of the caller's version")

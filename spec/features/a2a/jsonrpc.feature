@@ -14,14 +14,14 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
     And the error message says "<hint>"
 
     Examples:
-      | body                                                            | error          | hint                          |
-      | {"jsonrpc": "2.0", "id": 1, "method": "GetTask"                 | ParseError     | Invalid JSON payload          |
-      | "GetTask"                                                       | InvalidRequest | JSON-RPC 2.0 request object   |
-      | {"id": 1, "method": "GetExtendedAgentCard"}                     | InvalidRequest | "jsonrpc": "2.0"              |
-      | {"jsonrpc": "1.0", "id": 1, "method": "GetExtendedAgentCard"}   | InvalidRequest | "jsonrpc": "2.0"              |
-      | {"jsonrpc": "2.0", "id": 1}                                     | InvalidRequest | "method" string               |
-      | {"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}         | InvalidRequest | string or an integer          |
-      | {"jsonrpc": "2.0", "id": 1, "method": "tasks/teleport"}         | MethodNotFound | tasks/teleport                |
+      | body                                                          | error          | hint                        |
+      | {"jsonrpc": "2.0", "id": 1, "method": "GetTask"               | ParseError     | Invalid JSON payload        |
+      | "GetTask"                                                     | InvalidRequest | JSON-RPC 2.0 request object |
+      | {"id": 1, "method": "GetExtendedAgentCard"}                   | InvalidRequest | "jsonrpc": "2.0"            |
+      | {"jsonrpc": "1.0", "id": 1, "method": "GetExtendedAgentCard"} | InvalidRequest | "jsonrpc": "2.0"            |
+      | {"jsonrpc": "2.0", "id": 1}                                   | InvalidRequest | "method" string             |
+      | {"jsonrpc": "2.0", "id": {"a": 1}, "method": "GetTask"}       | InvalidRequest | string or an integer        |
+      | {"jsonrpc": "2.0", "id": 1, "method": "tasks/teleport"}       | MethodNotFound | tasks/teleport              |
 
   @must @spec-9.1 @JSONRPC-FMT-001
   Scenario Outline: Request ids come back with their type unchanged
@@ -29,11 +29,11 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
     Then the answer carries the JSON-RPC id <id>
 
     Examples:
-      | id        |
-      | 7         |
-      | "seven"   |
-      | 0         |
-      | ""        |
+      | id      |
+      | 7       |
+      | "seven" |
+      | 0       |
+      | ""      |
 
   @must @spec-9.1 @JSONRPC-FMT-001
   Scenario: Errors also echo the request id
@@ -70,10 +70,10 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
     Then the call <outcome>
 
     Examples:
-      | header      | version | outcome                          |
-      | a2a-version | 1.0     | is served as A2A 1.0             |
-      | A2A-VERSION | 1.0     | is served as A2A 1.0             |
-      | a2a-version | 9.9     | fails with VersionNotSupported   |
+      | header      | version | outcome                                                   |
+      | a2a-version | 1.0     | is served as A2A 1.0                                      |
+      | A2A-VERSION | 1.0     | is served as A2A 1.0                                      |
+      | a2a-version | 9.9     | is refused with VersionNotSupported, as under A2A-Version |
 
   @must @spec-9.5 @JSONRPC-ERR-001
   Scenario: An error is a JSON-RPC error object with typed details
@@ -110,11 +110,11 @@ Feature: The JSON-RPC binding speaks JSON-RPC 2.0
     Then the error's JSON-RPC code is the one the mapping table gives its error
 
     Examples:
-      | error                | situation                             |
-      | TaskNotFound         | getting a task that does not exist    |
-      | TaskNotCancelable    | canceling a completed task            |
-      | UnsupportedOperation | subscribing to a completed task       |
-      | VersionNotSupported  | sending A2A-Version 9.9               |
+      | error                | situation                          |
+      | TaskNotFound         | getting a task that does not exist |
+      | TaskNotCancelable    | canceling a completed task         |
+      | UnsupportedOperation | subscribing to a completed task    |
+      | VersionNotSupported  | sending A2A-Version 9.9            |
 
   @must @spec-9.4.2 @JSONRPC-SSE-001
   Scenario: A stream is text/event-stream of JSON-RPC responses

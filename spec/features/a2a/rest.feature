@@ -13,11 +13,11 @@ Feature: The HTTP+JSON binding serves resources at their URLs
     Then the answer is HTTP <status> <outcome>
 
     Examples:
-      | verb   | route                                                           | status | outcome                    |
-      | POST   | /message:send                                                   | 400    | for the missing message    |
-      | POST   | /message:stream                                                 | 400    | for the missing message    |
-      | GET    | /tasks                                                          | 200    | with a task list           |
-      | GET    | /extendedAgentCard                                              | 200    | as the card declares it    |
+      | verb | route              | status | outcome                 |
+      | POST | /message:send      | 400    | for the missing message |
+      | POST | /message:stream    | 400    | for the missing message |
+      | GET  | /tasks             | 200    | with a task list        |
+      | GET  | /extendedAgentCard | 200    | as the card declares it |
 
   # which error a task that does not exist gets is CORE-GET-002's and its kin's: here only that the route serves
   @must @spec-11.3 @HTTP_JSON-URL-001 @HTTP_JSON-URL-002
@@ -26,13 +26,13 @@ Feature: The HTTP+JSON binding serves resources at their URLs
     Then the call is answered as an A2A operation
 
     Examples:
-      | verb   | route                                                           |
-      | GET    | /tasks/tck-no-such-task                                         |
-      | POST   | /tasks/tck-no-such-task:cancel                                  |
-      | POST   | /tasks/tck-no-such-task:subscribe                               |
-      | GET    | /tasks/tck-no-such-task/pushNotificationConfigs                 |
-      | GET    | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config      |
-      | DELETE | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config      |
+      | verb   | route                                                      |
+      | GET    | /tasks/tck-no-such-task                                    |
+      | POST   | /tasks/tck-no-such-task:cancel                             |
+      | POST   | /tasks/tck-no-such-task:subscribe                          |
+      | GET    | /tasks/tck-no-such-task/pushNotificationConfigs            |
+      | GET    | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config |
+      | DELETE | /tasks/tck-no-such-task/pushNotificationConfigs/tck-config |
 
   @should @spec-11.1 @HTTP_JSON-SVC-001
   Scenario: Answers are application/a2a+json
@@ -46,10 +46,10 @@ Feature: The HTTP+JSON binding serves resources at their URLs
     Then the call <outcome>
 
     Examples:
-      | header      | version | outcome                          |
-      | a2a-version | 1.0     | is served as A2A 1.0             |
-      | A2A-VERSION | 1.0     | is served as A2A 1.0             |
-      | a2a-version | 9.9     | fails with VersionNotSupported   |
+      | header      | version | outcome                                                   |
+      | a2a-version | 1.0     | is served as A2A 1.0                                      |
+      | A2A-VERSION | 1.0     | is served as A2A 1.0                                      |
+      | a2a-version | 9.9     | is refused with VersionNotSupported, as under A2A-Version |
 
   @must @spec-11.5 @HTTP_JSON-QP-001
   Scenario: Query parameters have the camelCase names of the fields
@@ -85,11 +85,11 @@ Feature: The HTTP+JSON binding serves resources at their URLs
     Then the answer's HTTP status is the one the mapping table gives its error
 
     Examples:
-      | error                | situation                             |
-      | TaskNotFound         | getting a task that does not exist    |
-      | TaskNotCancelable    | canceling a completed task            |
-      | UnsupportedOperation | subscribing to a completed task       |
-      | VersionNotSupported  | sending A2A-Version 9.9               |
+      | error                | situation                          |
+      | TaskNotFound         | getting a task that does not exist |
+      | TaskNotCancelable    | canceling a completed task         |
+      | UnsupportedOperation | subscribing to a completed task    |
+      | VersionNotSupported  | sending A2A-Version 9.9            |
 
   @must @spec-11.7 @HTTP_JSON-SSE-001
   Scenario: A stream is text/event-stream of StreamResponses
