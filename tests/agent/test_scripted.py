@@ -28,7 +28,14 @@ from reference_server.agent.events import (
 )
 from reference_server.agent.notifier import LoggingNotifier, Notification
 from reference_server.agent.script import parse_script
-from reference_server.agent.scripted import DEFAULT_SCRIPT, ScriptedProvider, split_chunks, strip_framing
+from reference_server.agent.scripted import (
+    DEFAULT_SCRIPT,
+    ScriptedProvider,
+    _choose,
+    _Script,
+    split_chunks,
+    strip_framing,
+)
 from reference_server.agent.session import SessionFactory
 
 from .helpers import Recording, collect, kinds, open_session, write_script
@@ -466,12 +473,12 @@ def test_the_documented_script_plays_its_new_steps(workspace: Path) -> None:
 def test_every_documented_command_has_its_own_rule() -> None:
     vocabulary = DOC.read_text().split("## The default vocabulary")[1].split("\n## ")[0]
     commands = re.findall(r"^\| `([^`]+)` \|", vocabulary, re.M)
-    rules = parse_script(DEFAULT_SCRIPT.read_text())
-    catch_all = rules[-1]
+    script = _Script.of(parse_script(DEFAULT_SCRIPT.read_text()))
+    catch_all = script.rules[-1]
 
     assert len(commands) >= 8
     for command in commands:
         example = command.replace("<question>", "Which dates?").replace("<seconds>", "2").replace(
             "<message>", "boom").replace("<name>", "notes.txt").replace("<text>", "hello")
-        rule = next(r for r in rules if r.pattern is None or r.pattern.search(example))
-        assert rule is not catch_all, command
+        chosen = _choose(script.rules, script.incoming(example, None))  # as the agent chooses, for a plain text
+        assert chosen is not None and chosen[0] is not catch_all, command
