@@ -353,21 +353,27 @@ def pytest_configure(config: pytest.Config) -> None:
 
 
 def stopped_after(item: pytest.Item, seen: Seen) -> None:
-    """After a scenario that saw a server error or no answer: has the target crashed? Then the scenarios after it
-    are not run (one defect, one failure), and say why."""
-    last = troubled(seen.exchanges)
+    """After each scenario against another server: has it crashed? Then the scenarios after it are not run (one
+    defect, one failure), and say why, naming the scenario after which it stopped (two requests a scenario: the
+    crash may come from a request that was itself answered, as a worker that dies after its answer)."""
     health = target().health
+    if health is None:
+        return
     name = f"'{dict(item.user_properties).get('scenario')}' ({item.nodeid.partition('[')[2].rstrip(']')})"
-    if last is None or health is None:
+    now = health.check()
+    if now is None:
         _LAST_ANSWERED[:] = [name]
         return
-    now = health.check()
-    if now is not None:
+    last = troubled(seen.exchanges)
+    before = f" After the scenario before it, {_LAST_ANSWERED[0]}, it still answered." if _LAST_ANSWERED else ""
+    if last is not None:
         what = f"got HTTP {last.status}" if last.status is not None else f"got {last.failure}"
-        before = f" The scenario before it, {_LAST_ANSWERED[0]}, was answered." if _LAST_ANSWERED else ""
-        _STOPPED.append(f"not run: the server stopped answering during the scenario {name}: its request "
-                        f"{last.request_line()} {what}, and now {now}.{before} Restart the server to run the "
-                        "scenarios after it.")
+        said = f"during the scenario {name}: its request {last.request_line()} {what}"
+    else:
+        latest = f" (its last request: {seen.exchanges[-1].request_line()})" if seen.exchanges else ""
+        said = f"after the scenario {name}, whose requests were all answered{latest}"
+    _STOPPED.append(f"not run: the server stopped answering {said}: {now}.{before} Restart the server to "
+                    "run the scenarios after it.")
 
 
 def scenario_of(item: pytest.Item) -> Any:
