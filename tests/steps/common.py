@@ -113,7 +113,7 @@ def assert_fails_with(world: Any, name: str) -> None:
     """The last call failed with this error, as the protocol tells it: the JSON-RPC code (§5.4, §9.5), or the HTTP
     status with the ErrorInfo reason of an A2A error (§11.6). This server is held to its error name too."""
     reply = reply_of(world)
-    assert reply is not None, f"expected {name}, got no answer"
+    assert reply is not None, f"expected {name}, got {world.notes.get('unreadable') or 'no answer'}"
     error = reply.error
     assert error is not None, f"expected {name}, got success: {reply}"
     if world.ours:
@@ -152,9 +152,11 @@ def _(world: Any, text: str) -> None:
 def _(world: Any, field: str, reason: str) -> None:
     reply = reply_of(world)
     error = reply.error if reply is not None else None
-    if error is None and not world.ours and reply is not None:
-        pytest.skip(f"the message was taken ({described(reply)}), so there is no refusal to name a field (whether it "
-                    "is refused is CORE-ERR-002's)")
+    if error is None and not world.ours:
+        unreadable = world.notes.get("unreadable")
+        got = f"got no A2A answer ({unreadable})" if unreadable else f"was taken ({described(reply)})"
+        pytest.skip(f"the message {got}, so there is no refusal to name a field in (whether it is refused as "
+                    "InvalidParams is CORE-ERR-002's)")
     assert error is not None, f'expected an error naming the field "{field}", got {described(reply)}'
     if world.ours:
         assert error.name == "InvalidParams", f"expected InvalidParams, got {error}"

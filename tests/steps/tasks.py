@@ -240,7 +240,12 @@ def _(world: Any, text: str, task: str) -> None:
 @when(parsers.parse("the caller sends the message {message}"))
 def _(world: Any, message: str) -> None:
     world.seen.invalid_input = True  # what an answer that takes it echoes is CORE-ERR-002's finding
-    send(world, json.loads(message))
+    try:
+        send(world, json.loads(message))
+    except WireProblem as problem:  # another server's answer that is no A2A answer at all (a 5xx page): the Then
+        if world.ours:  # steps say which requirement that fails
+            raise
+        world.reply, world.notes["unreadable"] = None, str(problem)
 
 
 # --- get, cancel ---
