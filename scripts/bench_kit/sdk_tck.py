@@ -47,8 +47,9 @@ async def behave(prefix: str, updater: TaskUpdater) -> None:
     file_part = Part(raw=b"tck", filename="output.txt", media_type="text/plain")
     if prefix.startswith("tck-stream-artifact-chunked"):
         await updater.start_work()
-        await updater.add_artifact([text("chunk-1 ")], last_chunk=False)
-        await updater.add_artifact([text("chunk-2")], append=True, last_chunk=True)
+        # one artifact in two chunks: the second names the first's id (without it the SDK makes a new id each call)
+        await updater.add_artifact([text("chunk-1 ")], artifact_id="chunked", last_chunk=False)
+        await updater.add_artifact([text("chunk-2")], artifact_id="chunked", append=True, last_chunk=True)
         await updater.complete()
     elif prefix.startswith("tck-stream-artifact-text"):
         await artifact_then_complete(updater, [text("Streamed text content")], working=True)
