@@ -168,7 +168,11 @@ class Reply:
     raw: Any = None
 
     def __str__(self) -> str:
-        return f"the error {self.error}" if self.error is not None else f"the answer {shown(self.body, 300)}"
+        if self.error is not None:
+            return f"the error {self.error}"
+        # as the server sent it (a 0.3 answer in its own shape, not the 1.0 one the steps read)
+        sent = self.raw.get("result", self.raw) if isinstance(self.raw, dict) else self.body
+        return f"the answer {shown(sent, 300)}"
 
 
 @dataclass
@@ -495,7 +499,8 @@ class A2AClient:
                         if not self.strict:  # A2A §9.4.2, §11.7: each event's data is a JSON response
                             self.noted("a stream's event", "JSONRPC-SSE-001" if self.binding == "jsonrpc" else
                                        "HTTP_JSON-SSE-001", "data",
-                                       f"an event's data is not JSON: {body_text(sse.data.encode(), '', 160)}")
+                                       f"an event's data is not JSON{_why_not_json(sse.data)}: "
+                                       f"{body_text(sse.data.encode(), '', 160)}")
                         continue
                     kinds.append(sse.event)
                     seen = len(stream.events)
@@ -664,6 +669,15 @@ def _http_error(response: httpx.Response, payload: Any) -> ErrorView:
     status = response.status_code
     return ErrorView(name=HTTP_ERROR_NAMES.get(status, f"HTTP {status}"), message=shown(payload, 300),
                      http_status=status, raw=payload)
+
+
+def _why_not_json(text: str) -> str:
+    """Why a text that looks like JSON is not, when a character no one sees is the cause: its code point."""
+    hidden = next(((i, c) for i, c in enumerate(text) if not c.isprintable() and c not in "\t\n\r "), None)
+    if hidden is None:
+        return ""
+    index, char = hidden
+    return f" (character {index + 1} is U+{ord(char):04X}, which does not show)"
 
 
 def _as_details(value: Any) -> list[Any]:
