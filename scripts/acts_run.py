@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the scripts package is imported from the repository's root
 
 from scripts.acts import corpus, report, wire  # noqa: E402
-from scripts.acts.execute import NOT_RUN, Options, Outcome  # noqa: E402
+from scripts.acts.execute import NOT_RUN, UNREACHABLE_WEBHOOK, Options, Outcome  # noqa: E402
 from scripts.acts.receiver import Receiver  # noqa: E402
 from scripts.acts.runtest import Run, run_test  # noqa: E402
 from scripts.acts.target import DRIVEN, Target, TargetError, discover  # noqa: E402
@@ -156,7 +156,9 @@ def main(argv: list[str] | None = None) -> int:
 def _global_notes(target: Target) -> list[str]:
     return [*target.notes,
             "outside the auth pass raw steps get the runner's X-API-Key (unless they carry credentials)",
-            "the runner's variables (its webhook URL, --var) take precedence over the documents' variables",
+            "the runner's variables (webhookUrl, --var) take precedence over the documents' variables; webhookUrl is "
+            f"the runner's receiver on 127.0.0.1 for the push delivery tests, {UNREACHABLE_WEBHOOK}/... (never "
+            "resolves) for the others",
             "abstract streams: event assertions on non-StreamResponse keys are read on the event's payload",
             "monotonic_state fails only ACTS §7.1's two MUST rules (nothing returns to SUBMITTED, nothing follows "
             "a terminal state)"]

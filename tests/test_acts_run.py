@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from scripts.acts import assertions, corpus, evaluate, paths, streams, wire
-from scripts.acts.execute import until_holds
+from scripts.acts.execute import UNREACHABLE_WEBHOOK, until_holds, webhook_for
 from scripts.acts.paths import MISSING
+from scripts.acts.runtest import SPECIALS
 from scripts.acts.template import Scope, Unresolved, names, render
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -295,3 +296,21 @@ def test_notes_name_what_the_runner_reads_outside_the_grammar() -> None:
     assert any("expect_error.code" in n for n in corpus.notes(by_id["CORE-ERR-001"]))
     assert any("capabilities.authentication" in n for n in corpus.notes(by_id["SEC-AUTH-001"]))
     assert any("not text" in n for n in corpus.notes(by_id["CORE-SEND-004"]))
+
+
+def test_only_a_test_that_waits_for_pushes_gets_the_runners_webhook() -> None:
+    # a config that is only stored and read back gets an https URL that never resolves: the receiver's http URL on
+    # 127.0.0.1 is one a server may refuse (A2A §13.2), and the documents' example.com one a server may push to
+    by_id = {t.id: t for t in corpus.load(ROOT / "spec" / "acts" / "suite.acts.yaml")}
+
+    class Receiver:
+        def url_for(self, label: str) -> str:
+            return f"http://127.0.0.1:9/webhook/{label}"
+
+    stored = webhook_for(by_id["PUSH-CFG-001"], "rest/PUSH-CFG-001", Receiver(), delivers=False)
+    assert stored.startswith(f"{UNREACHABLE_WEBHOOK}/rest/PUSH-CFG-001/")
+    assert stored != webhook_for(by_id["PUSH-CFG-001"], "rest/PUSH-CFG-001", Receiver(), delivers=False)
+    waited = webhook_for(by_id["PUSH-DELIV-002"], "rest/PUSH-DELIV-002", Receiver(), delivers=True)
+    assert waited == "http://127.0.0.1:9/webhook/rest/PUSH-DELIV-002"
+    assert webhook_for(by_id["PUSH-DELIV-002"], "x", None, delivers=True).startswith(UNREACHABLE_WEBHOOK)
+    assert SPECIALS["PUSH-DELIV-002"].delivers and not SPECIALS["CORE-CTX-001"].delivers

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import time
+import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -98,6 +99,22 @@ def applicable(test: Test, target: Target, binding: str, options: Options, recei
         if requirement == "auth_credentials" and not options.key:
             return NOT_RUN, "needs credentials (--key)"
     return None
+
+
+# webhookUrl for a test that only stores and reads back a push config: https, on a name that never resolves (RFC 6761
+# reserves .invalid), so that a server takes the config with its default settings and nothing it may push reaches a host
+UNREACHABLE_WEBHOOK = "https://webhook.acts.invalid"
+
+
+def webhook_for(test: Test, label: str, receiver: Any, delivers: bool) -> str:
+    """The test's webhookUrl: the runner's receiver (http on 127.0.0.1) for a test that waits for pushes (a
+    runner-special delivery test, or runner_requirements webhook_endpoint), else a fresh URL under UNREACHABLE_WEBHOOK.
+    The receiver's URL would fail a test that never waits for a push on any server that refuses loopback webhooks, as
+    A2A §13.2 advises (SSRF); the documents' own URL (https://example.com/...) is a real host a server might push to."""
+    waits = delivers or "webhook_endpoint" in (test.body.get("runner_requirements") or [])
+    if waits and receiver is not None:
+        return str(receiver.url_for(label))
+    return f"{UNREACHABLE_WEBHOOK}/{label}/{uuid.uuid4()}"
 
 
 def scope_for(test: Test, target: Target, options: Options, webhook_url: str | None) -> Scope:

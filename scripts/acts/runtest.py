@@ -23,6 +23,7 @@ from scripts.acts.execute import (
     run_step,
     runner_inputs,
     scope_for,
+    webhook_for,
 )
 from scripts.acts.receiver import Receiver
 from scripts.acts.special import AsWritten, Header, NotRun, Resubscribe, Schema, Special, TwoStreams
@@ -89,7 +90,7 @@ def _run(test: corpus.Test, run: Run) -> Outcome:
     if special is None and "runner-special" in test.tags:
         return Outcome(NOT_RUN, "runner-special: this runner has no implementation of what it asks "
                                 f"({test.body.get('description', '')})")
-    webhook_url = run.receiver.url_for(f"{run.binding}/{test.id}") if run.receiver else None
+    webhook_url = webhook_for(test, f"{run.binding}/{test.id}", run.receiver, special is not None and special.delivers)
     scope = scope_for(test, run.target, run.options, webhook_url)
     missing = [name for name in runner_inputs(test, scope) if not (special and name in special.provides)]
     if missing:

@@ -21,6 +21,7 @@ ZERO_ID = "00000000-0000-0000-0000-000000000000"
 class Special:
     note = ""
     provides: tuple[str, ...] = ()  # variables its setup defines (not asked of the user)
+    delivers = False  # whether the test waits for pushes at the runner's webhook (its webhookUrl is the receiver's)
 
     def not_run(self, ctx: Context) -> str | None:
         return None

@@ -22,6 +22,7 @@ class PushDelivery(Special):
 
     check: str = "any"
     note: str = ""
+    delivers = True
 
     def not_run(self, ctx: Context) -> str | None:
         return None if ctx.webhook is not None else "needs the runner's webhook endpoint (not started)"

@@ -292,7 +292,8 @@ def test_the_default_behaviours_of_acts(workspace: Path, monkeypatch: pytest.Mon
     collect(session, "here is more input", extra_tools=tools)
     done = collect(session, "done", extra_tools=tools)
 
-    assert [seconds for seconds in waited if seconds] == [3, 300]  # tck-long-running, then tck-cancel
+    # tck-long-running, tck-cancel, then tck-stream-basic (two seconds, for a subscriber to join its stream)
+    assert [seconds for seconds in waited if seconds] == [3, 300, 2]
     assert long_running[0] == ArtifactOut((OutPart(text="Long-running work done"),), name="result")
     # bounded: a tck-cancel task nobody cancels fails after 300 seconds
     assert canceled_never[-1] == RunFailed("Not canceled within 300 seconds: a tck-cancel task fails then")

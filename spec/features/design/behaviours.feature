@@ -75,6 +75,15 @@ Feature: The scripted agent gives the behaviours the TCK and ACTS ask for by nam
       |      | no     | yes        | [{"text": "Streamed content"}] |
     And no state in the stream goes back to an earlier one
 
+  # ACTS's STREAM-MULTI-001/002 subscribe to a tck-stream-basic task once its stream has begun: it works two seconds
+  @v0_3
+  Scenario: A basic stream's task works long enough to be subscribed to
+    When the caller sends "tck-stream-basic go" without waiting
+    Then the task is working
+    When the caller subscribes to the task
+    Then the stream starts with the task working
+    And the stream ends with the task completed
+
   @v0_3
   Scenario: A chunked stream appends three chunks to one artifact
     When the caller streams "tck-stream-chunked go"
