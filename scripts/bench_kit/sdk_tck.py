@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 
 import httpx
-from a2a.helpers.proto_helpers import new_task_from_user_message
+from a2a.helpers.proto_helpers import new_task_from_user_message, new_text_message
 from a2a.server.agent_execution import AgentExecutor, RequestContext
 from a2a.server.events import EventQueue
 from a2a.server.request_handlers import DefaultRequestHandler
@@ -92,7 +92,10 @@ class TckExecutor(AgentExecutor):
         assert message is not None and context.task_id and context.context_id
         updater = TaskUpdater(event_queue, context.task_id, context.context_id)
         if message.message_id.startswith("tck-message-response"):
-            await event_queue.enqueue_event(updater.new_agent_message([text("Direct message response")]))
+            # a message answer names no task (none is made): not updater.new_agent_message, which stamps the id the
+            # request context made up in advance (the TCK's own a2a-python SUT uses it, and so names a task that
+            # never exists)
+            await event_queue.enqueue_event(new_text_message("Direct message response", context_id=context.context_id))
             return
         if context.current_task is None:  # a new task: the Task first, as every stream starts with it
             task = new_task_from_user_message(message)
