@@ -1,19 +1,32 @@
 """docs/conformance.md, written by `make conformance-peers` from the reports of its runs: the totals per server and
 level, a table per level with a row per requirement and a column per server, each peer failure with the cause
-verified on the wire (docs/conformance-findings.toml), and the requirements no scenario can prove."""
+verified on the wire (docs/conformance-findings.toml), and the requirements no scenario can prove; then where the TCK
+and ACTS differ from the spec text, and what they gave against this server (docs/conformance-acts-run.toml).
+
+`--static` writes the page again without running anything: every section from its data files, around the peers'
+sections as the last `make conformance-peers` wrote them.
+
+    .venv/bin/python scripts/conformance_doc.py --static
+"""
 
 from __future__ import annotations
 
+import argparse
+import re
+import sys
 import tomllib
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from scripts import catalogue
-from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES
-
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script: the scripts package is imported from the repository's root
+
+from scripts import catalogue  # noqa: E402
+from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES  # noqa: E402
+
 FINDINGS = ROOT / "docs" / "conformance-findings.toml"
+DOC = ROOT / "docs" / "conformance.md"
 
 INTRO = """\
 # Conformance
@@ -103,6 +116,10 @@ make conformance-peers
 
 MUTANTS_BEGIN, MUTANTS_END = "<!-- mutants: begin -->", "<!-- mutants: end -->"  # scripts/conformance_mutants.py
 ACTS = ROOT / "docs" / "conformance-acts.toml"
+ACTS_RUN = ROOT / "docs" / "conformance-acts-run.toml"
+# the part of the page a peers run writes: from its first heading to the first heading of the static part after it
+PEERS_BEGIN = re.compile(r"^## \d+ servers side by side$", re.MULTILINE)
+PEERS_END = "## Requirements that cannot apply"
 
 
 def mutants_block(doc: Path) -> list[str]:
@@ -180,6 +197,9 @@ def failure_sections(reports: list[dict[str, Any]]) -> list[str]:
     for report in reports[1:]:  # the peers: this server's own failures are bugs to fix, not findings
         failed = [q for q in report["requirements"] if q["result"] == FAIL]
         lines += ["", f"### {report['label']}", ""]
+        stopped = crash(report)
+        if stopped:
+            lines += [f"**The server stopped answering during the run.** {stopped}", ""]
         if not failed:
             lines.append("No requirement failed.")
         by_level: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -189,6 +209,18 @@ def failure_sections(reports: list[dict[str, Any]]) -> list[str]:
             for requirement in by_level[level]:
                 lines += _finding(report, requirement, verified.get((report["label"], requirement["id"])))
     return lines
+
+
+def crash(report: dict[str, Any]) -> str:
+    """What the report says of a server that stopped answering (tests/conftest.py stopped_after), once, with how many
+    requirements it left unchecked; "" when it did not."""
+    reasons = [n for q in report["requirements"] for n in q.get("not_applicable", [])
+               if n.startswith("not run: the server stopped answering")]
+    if not reasons:
+        return ""
+    unchecked = sum(1 for q in report["requirements"] if any(n in reasons for n in q.get("not_applicable", [])))
+    said = reasons[0].removeprefix("not run: the server ").partition(" Restart the server")[0].strip()
+    return f"It {said} {unchecked} requirement{'s' * (unchecked != 1)} could not be checked after it."
 
 
 def _finding(report: dict[str, Any], requirement: dict[str, Any], found: dict[str, str] | None) -> list[str]:
@@ -233,36 +265,132 @@ def described(reports: list[dict[str, Any]]) -> list[str]:
 
 
 def render(reports: list[dict[str, Any]], doc: Path | None = None) -> str:
+    return page(peer_sections(reports), doc)
+
+
+def peer_sections(reports: list[dict[str, Any]]) -> list[str]:
+    """What the peers' reports make of the page: the totals, a table per level and each peer failure's cause."""
     unrun = [r for r in reports if "requirements" not in r]
     reports = [r for r in reports if "requirements" in r]
     generated = ", ".join(f"{r['label']} {r['generated'][:10]}" for r in reports)
+    return [f"## {len(reports)} servers side by side", "",
+            f"The last `make conformance-peers` ({generated}): requirements passed, failed and not applicable, by "
+            "level, and how long each run took (the whole portable suite, on both bindings and in both versions where "
+            "the server offers them). What the suite found each server to speak:", "", *described(reports),
+            *(f"- **{r['label']}**: the run could not start. {r.get('could_not_run', '')}" for r in unrun), "",
+            *totals(reports), "",
+            "A cell names the bindings and versions a requirement failed on (J: JSON-RPC, H: HTTP+JSON; 1.0 unless "
+            "0.3 is said); **n/a**: it could not be observed on that server (its reason is in the server's report: a "
+            "behaviour the agent does not offer, a capability it does not declare, an interface it does not serve), "
+            "or no scenario can prove it (see the last section).",
+            *requirement_tables(reports), "", "## Peer failures and their causes", "",
+            "Each failure of a peer was checked by hand: the exchange captured on the wire against the peer, and the "
+            "spec text that makes it a failure. The causes are kept in `docs/conformance-findings.toml`.",
+            *failure_sections(reports), ""]
+
+
+def page(peers: list[str], doc: Path | None = None) -> str:
+    """The whole page around the peers' sections."""
     out = [INTRO, "## The suite measured by known defects", "",
            "`make conformance-mutants` puts one known defect at a time in front of this server, through a rewriting "
            "proxy (`tests/support/proxy.py`; the defects are `tests/support/mutants.py`, so the server itself never "
            "carries a mutation switch), and runs the portable suite against the proxy as against any server. A "
            "mutant is **caught** when the requirement it breaks fails, and the catch is **precise** when no other "
            "requirement fails. A first run through a proxy that changes nothing must fail nothing.", "",
-           *mutants_block(doc or ROOT / "docs" / "conformance.md"), "",
-           f"## {len(reports)} servers side by side", "",
-           f"The last `make conformance-peers` ({generated}): requirements passed, failed and not applicable, by "
-           "level, and how long each run took (the whole portable suite, on both bindings and in both versions where "
-           "the server offers them). What the suite found each server to speak:", "", *described(reports),
-           *(f"- **{r['label']}**: the run could not start. {r.get('could_not_run', '')}" for r in unrun), "",
-           *totals(reports), "",
-           "A cell names the bindings and versions a requirement failed on (J: JSON-RPC, H: HTTP+JSON; 1.0 unless "
-           "0.3 is said); **n/a**: it could not be observed on that server (its reason is in the server's report: a "
-           "behaviour the agent does not offer, a capability it does not declare, an interface it does not serve), "
-           "or no scenario can prove it (see the last section).",
-           *requirement_tables(reports), "", "## Peer failures and their causes", "",
-           "Each failure of a peer was checked by hand: the exchange captured on the wire against the peer, and the "
-           "spec text that makes it a failure. The causes are kept in `docs/conformance-findings.toml`.",
-           *failure_sections(reports), "", "## Requirements that cannot apply", "", *not_applicable(), "",
+           *mutants_block(doc or DOC), "", *peers,
+           PEERS_END, "", *not_applicable(), "",
            "## Where the TCK and the spec text differ", "",
            "The level of each requirement is taken from the A2A v1.0.1 text; these notes say where the TCK (which "
            "tests v1.0.0 in places) or the text itself says otherwise.", "", *level_notes(), "",
-           "## Where ACTS and the spec text differ", "",
+           *tck_run(), "## Where ACTS and the spec text differ", "",
            "ACTS (a2aproject/A2A branch `conformance-spec`, the draft corpus copied in `shared/a2a-spec/acts/`) "
            "reuses some TCK ids for other tests; `spec/requirements.toml` matches its tests to ours by meaning "
            "(`acts`). Where an ACTS test contradicts the A2A v1.0.1 text, the suite follows the text:", "",
-           *acts_differences()]
-    return "\n".join(out) + "\n"
+           *acts_differences(), "", *acts_run()]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def kept_peer_sections(doc: Path) -> list[str]:
+    """The peers' sections of the page as the last peers run wrote them, to write the rest again around them."""
+    text = doc.read_text(encoding="utf-8") if doc.exists() else ""
+    begin = PEERS_BEGIN.search(text)
+    end = text.find(f"\n{PEERS_END}\n", begin.end() if begin else 0)
+    if begin is None or end < 0:
+        raise ValueError(f"{doc} has no peers' sections ('## N servers side by side' to '{PEERS_END}'): "
+                         "run make conformance-peers")
+    return text[begin.start():end].split("\n")
+
+
+# --- ACTS and the TCK against this server (docs/conformance-acts-run.toml)
+
+
+def runs() -> dict[str, Any]:
+    return tomllib.loads(ACTS_RUN.read_text(encoding="utf-8")) if ACTS_RUN.exists() else {}
+
+
+def acts_run() -> list[str]:
+    """The ACTS passes against this server: counts per pass and binding, and every id that still fails, with why."""
+    data = runs()
+    lines = ["### ACTS against this server", ""]
+    if not data.get("pass"):
+        return [*lines, "ACTS has not been run against this server yet (`docs/conformance-acts-run.toml`).", ""]
+    titles = {entry["title"] for entry in tomllib.loads(ACTS.read_text(encoding="utf-8")).get("difference", [])}
+    lines += [f"`scripts/acts_run.py` ran the corpus ({data['tests']} tests, commit `{data['corpus'][:8]}`) against "
+              f"this server on {data['date']}, as its specification says, in this runner's three passes (ACTS itself "
+              "has none). A test runs once per binding; **skip**: a precondition or a transport filter the server "
+              "does not meet, **not run**: what this runner cannot execute.", "",
+              "| pass | server | binding | pass | fail | skip | not run |",
+              "| --- | --- | --- | --- | --- | --- | --- |"]
+    for run in data["pass"]:
+        for count in run["counts"]:
+            lines.append(f"| {run['name']} | {run['server']} | {count['binding']} | {count['pass']} | {count['fail']} "
+                         f"| {count['skip']} | {count['not_run']} |")
+    lines += ["", "Every id that still fails, checked on the wire: **(a)** the corpus contradicts the A2A v1.0.1 text "
+                  "(the difference above it names), **(b)** it needs what the design leaves out or refuses by default.",
+              ""]
+    for failing in data.get("failing", []):
+        unknown = [t for t in failing.get("differences", []) if t not in titles]
+        if unknown:
+            raise ValueError(f"{failing['id']}: no difference titled {unknown} in {ACTS.name}")
+        named = "; ".join(f"*{title}*" for title in failing.get("differences", []))
+        lines.append(f"- **{failing['id']}** ({failing['pass']}, {failing['bindings']}) ({failing['category']}) "
+                     f"{failing['why'].strip()}" + (f" See {named}." if named else ""))
+    lines += ["", "Not run, or skipped for more than a transport filter:", ""]
+    for group in data.get("not_run", []):
+        lines.append(f"- {', '.join(group['ids'])} ({group['pass']}): {group['why'].strip()}")
+    return [*lines, ""]
+
+
+def tck_run() -> list[str]:
+    """The official TCK against this server: its counts per server setting, and each failure with why."""
+    tck = runs().get("tck")
+    if not tck:
+        return []
+    lines = ["### The official TCK against this server", "",
+             f"a2aproject/a2a-tck `{tck['branch']}` (commit `{tck['commit'][:8]}`), `{tck['command']}`, on "
+             f"{runs()['date']}. {tck['how'].strip()}", "", "| server | passed | failed | skipped |",
+             "| --- | --- | --- | --- |"]
+    lines += [f"| {run['server']} | {run['passed']} | {run['failed']} | {run['skipped']} |" for run in tck["runs"]]
+    lines += ["", tck["skipped"].strip(), "", "No failure is this server's:", ""]
+    lines += [f"- `{f['test']}` ({f['requirement']}, {f['runs']}): {f['why'].strip()}" for f in tck["failure"]]
+    return [*lines, ""]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--static", action="store_true", required=True,
+                        help="write the page again from its data files, keeping the peers' sections as they are")
+    parser.add_argument("--doc", type=Path, default=DOC, help="the page (default: docs/conformance.md)")
+    args = parser.parse_args(argv)
+    try:
+        text = page(kept_peer_sections(args.doc), args.doc)
+    except ValueError as error:
+        print(f"conformance_doc: {error}", file=sys.stderr)
+        return 1
+    args.doc.write_text(text, encoding="utf-8")
+    print(f"wrote {args.doc} (the peers' sections kept as they were)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -41,20 +41,10 @@ KEY, OTHER_KEY = "k_conformance", "k_conformance_other"
 class Peer:
     name: str  # reports/conformance-<name>.json
     label: str  # its column in docs/conformance.md
-    server: str = ""  # the server it runs, when another peer's (a second run of it); else its name
-    leave_out: str = ""  # a pytest -k expression: scenarios left out of its run
-
-    @property
-    def serves(self) -> str:
-        return self.server or self.name
 
 
 PEERS = [Peer("ours", "this server"), Peer("a2a-sdk", "a2a-sdk 1.3 (Python)"), Peer("a2a-js", "@a2a-js/sdk 1.3"),
          Peer("a2a-sdk-echo", "a2a-sdk 1.3 echo (Python)"), Peer("fasta2a", "fasta2a 2.1.1"),
-         # fasta2a's worker dies after a CancelTask of an unknown task, and the rest of its first run is not run: a
-         # second run leaves that one scenario out, to show what the crash hides
-         Peer("fasta2a-after-crash", "fasta2a 2.1.1, the crash left out", server="fasta2a",
-              leave_out="not canceling_a_task_that_does_not_exist"),
          Peer("voltagent", "@voltagent/a2a-server 2.0.3")]
 INDEPENDENT = {"fasta2a": independent.FASTA2A, "voltagent": independent.VOLTAGENT}
 
@@ -65,7 +55,7 @@ async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str,
     base = f"http://127.0.0.1:{port}"
     env = {"A2A_TARGET_URL": base, "A2A_TARGET_KEY": KEY}
     log = tmp / f"{peer.name}.log"
-    if peer.serves == "ours":
+    if peer.name == "ours":
         workspace = tmp / "workspace" / ".volcanic" / "a2a"
         workspace.mkdir(parents=True)
         (workspace / "callers.json").write_text(json.dumps([{"name": "conformance", "key": KEY},
@@ -76,12 +66,12 @@ async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str,
                 "127.0.0.1", "--port", str(port), "--allow-private-push-urls", "true"]
         server = await servers.start("ours", argv, port, "/a2a", {}, log, None, clean)
         return server, {**env, "A2A_TARGET_OTHER_KEY": OTHER_KEY}
-    if peer.serves in ("a2a-sdk", "a2a-sdk-echo"):
-        script = "sdk_tck.py" if peer.serves == "a2a-sdk" else "sdk_echo.py"
+    if peer.name in ("a2a-sdk", "a2a-sdk-echo"):
+        script = "sdk_tck.py" if peer.name == "a2a-sdk" else "sdk_echo.py"
         argv = [sys.executable, str(servers.HERE / script), "--port", str(port)]
         return await servers.start(peer.name, argv, port, "/", {}, log, None), env
-    if peer.serves in INDEPENDENT:
-        installed = INDEPENDENT[peer.serves]
+    if peer.name in INDEPENDENT:
+        installed = INDEPENDENT[peer.name]
         missing = await asyncio.to_thread(installed.ready)
         if missing is not None:
             print(f"  {peer.label} is left out: {missing}")
@@ -105,8 +95,7 @@ def run(peer: Peer, env: dict[str, str], tmp: Path) -> float:
     out = tmp / f"reports-{peer.name}"
     out.mkdir()
     started = time.monotonic()
-    left_out = ["-k", peer.leave_out] if peer.leave_out else []
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "conformance.py"), *left_out], cwd=ROOT,
+    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "conformance.py")], cwd=ROOT,
                           env={**os.environ, **env, "A2A_CONFORMANCE_REPORTS": str(out)}, capture_output=True,
                           text=True)
     seconds = time.monotonic() - started

@@ -4,6 +4,7 @@ checked-in page is what the kept findings and the catalogue make of its servers.
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -76,3 +77,55 @@ def test_the_checked_in_page_lists_every_peer_failure_with_a_verified_cause() ->
     text = (ROOT / "docs" / "conformance.md").read_text(encoding="utf-8")
     assert "| level | this server | a2a-sdk 1.3 (Python) | @a2a-js/sdk 1.3 |" in text
     assert "Cause not verified yet" not in text
+
+
+def test_the_static_sections_are_written_again_around_the_kept_peer_sections(tmp_path: Path) -> None:
+    doc = tmp_path / "conformance.md"
+    doc.write_text(conformance_doc.render([report("this server", {"CORE-GET-002": "pass"}),
+                                           report("peer", {"CORE-GET-002": "fail"}, failure=("A scenario", "why"))],
+                                          doc), encoding="utf-8")
+    before = doc.read_text(encoding="utf-8")
+    assert conformance_doc.main(["--static", "--doc", str(doc)]) == 0
+    assert doc.read_text(encoding="utf-8") == before
+    bare = tmp_path / "bare.md"
+    bare.write_text("# Conformance\n", encoding="utf-8")
+    assert conformance_doc.main(["--static", "--doc", str(bare)]) == 1  # no peers' sections to keep
+
+
+def test_the_acts_and_tck_runs_are_on_the_page() -> None:
+    text = conformance_doc.render([report("this server", {})])
+    acts = text[text.index("### ACTS against this server"):]
+    tck = text[text.index("### The official TCK against this server"):text.index("## Where ACTS")]
+    runs = conformance_doc.runs()
+    for failing in runs["failing"]:
+        assert f"- **{failing['id']}** ({failing['pass']}, {failing['bindings']}) ({failing['category']})" in acts
+    for failure in runs["tck"]["failure"]:
+        assert f"`{failure['test']}` ({failure['requirement']}" in tck
+
+
+def test_every_acts_failure_counted_is_listed_with_its_reason() -> None:
+    runs = conformance_doc.runs()
+    differences = {entry["title"]: entry["acts"] for entry in
+                   tomllib.loads(conformance_doc.ACTS.read_text(encoding="utf-8"))["difference"]}
+    for run in runs["pass"]:
+        for count in run["counts"]:
+            listed = [f["id"] for f in runs["failing"] if f["pass"] == run["name"]
+                      and f["bindings"] in ("both", count["binding"])]
+            assert len(listed) == len(set(listed)) == count["fail"], (run["name"], count["binding"], listed)
+    for failing in runs["failing"]:
+        assert failing["category"] in ("a", "b") and failing["why"].strip(), failing["id"]
+        assert (failing["category"] == "a") == bool(failing.get("differences")), failing["id"]
+        for title in failing.get("differences", []):
+            assert failing["id"] in differences[title], f"{failing['id']} is not in the difference {title!r}"
+
+
+def test_a_server_that_stopped_answering_is_said_once_with_what_it_left_unchecked() -> None:
+    stopped = ("not run: the server stopped answering after the scenario 'Canceling a task' (jsonrpc-1.0), whose "
+               "requests were all answered: its card now answers HTTP 500. Restart the server to run the scenarios "
+               "after it.")
+    report = {"requirements": [{"not_applicable": [stopped]}, {"not_applicable": [stopped]},
+                               {"not_applicable": ["the agent's card does not declare streaming"]}]}
+    said = conformance_doc.crash(report)
+    assert said == ("It stopped answering after the scenario 'Canceling a task' (jsonrpc-1.0), whose requests were all "
+                    "answered: its card now answers HTTP 500. 2 requirements could not be checked after it.")
+    assert conformance_doc.crash({"requirements": [{"not_applicable": []}]}) == ""

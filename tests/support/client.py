@@ -99,6 +99,10 @@ class WireProblem(AssertionError):
     neither a result nor an error, an answer that is not the stream asked for."""
 
 
+# A2A 0.3 §11.1.2: the methods every 0.3 agent MUST implement; the others are optional there (§11.1.3)
+V03_CORE = ("SendMessage", "GetTask", "CancelTask")
+
+
 class NotServed(Exception):
     """Another server has no such method at all: the finding is SPEC-OP-001's, and the scenario could not be checked."""
 
@@ -286,6 +290,8 @@ class A2AClient:
             return  # a call made in another version than it names: MethodNotFound may be what the scenario asks
         method = V03_METHODS[operation][0] if self.version == "0.3" else operation
         method = method if self.binding == "jsonrpc" else f"the route of {operation}"
+        if self.version == "0.3" and operation not in V03_CORE:
+            raise NotServed(f"the server does not serve {method} ({error}), which A2A 0.3 makes optional (§11.1.3)")
         self.noted(operation, "SPEC-OP-001", "method", f"{method} is not served: {error}")
         raise NotServed(f"the server does not serve {operation} ({method} answers {error}), which SPEC-OP-001 "
                         "reports")

@@ -225,7 +225,8 @@ def discover(url: str = TARGET_URL, *, key: str = TARGET_KEY, card_url: str = TA
 
 
 def offers(server: Any, binding: str, version: str) -> bool:
-    """Whether the target's card offers this binding in this version ("none" is the card itself)."""
+    """Whether the target's card offers this binding in this version ("none" is the card itself: an A2A 1.0 card's
+    requirements are not offered by a server that speaks only 0.3)."""
     if binding == "none":
-        return True
+        return version == "0.3" or any(v == version for _, v in server.interfaces)
     return (binding, version) in server.interfaces

@@ -4,23 +4,23 @@ Feature: The agent card says who the agent is and how to reach it
   client is told) with every field a2a.proto requires, each interface naming its binding and a URL that serves it;
   it SHOULD come with Cache-Control and an ETag. The extended card needs authentication and a declared capability.
 
-  @must @spec-8.1 @CARD-DISC-001 @no_binding
+  @must @spec-8.1 @CARD-DISC-001 @no_binding @v0_3
   Scenario: The agent card is available
     When anyone fetches the public agent card
     Then the card is an agent card
 
   # §8.2 names the well-known URI as one way of discovery, with registries and a URL given to the client
-  @may @spec-8.2 @SPEC-CARD-001 @no_binding
+  @may @spec-8.2 @SPEC-CARD-001 @no_binding @v0_3
   Scenario: The agent card is at the well-known path
     When anyone fetches the agent card at the well-known path
     Then the card is an agent card
 
-  @must @spec-4.4.1 @CARD-STRUCT-001 @no_binding
+  @must @spec-4.4.1 @CARD-STRUCT-001 @no_binding @v0_3
   Scenario: The card has every field a2a.proto requires
     When anyone fetches the public agent card
     Then the card is a valid agent card of its A2A version
 
-  @must @spec-8.3 @spec-5.2 @CARD-PROTO-001 @BIND-FIELD-001 @no_binding
+  @must @spec-8.3 @spec-5.2 @CARD-PROTO-001 @BIND-FIELD-001 @no_binding @v0_3
   Scenario: The card declares its interfaces with binding, URL and version
     When anyone fetches the public agent card
     Then each interface of the card names its binding, its URL and its protocol version

@@ -34,7 +34,11 @@ class EchoWorker(Worker[Any]):
                                        new_messages=[reply])
 
     async def cancel_task(self, params: TaskIdParams) -> None:
-        await self.storage.update_task(params["id"], state="canceled")
+        # fasta2a queues a cancel before it looks the task up, so the worker also gets ids it answers TaskNotFound
+        # for: an unknown or finished task is left alone (a KeyError here would end the worker and the app's lifespan)
+        task = await self.storage.load_task(params["id"])
+        if task is not None and task["status"]["state"] not in ("completed", "failed", "canceled", "rejected"):
+            await self.storage.update_task(params["id"], state="canceled")
 
     def build_message_history(self, history: list[Message]) -> list[Any]:
         return list(history)

@@ -111,6 +111,9 @@ function loopbackServer(deps) {
   };
 }
 
-const agent = new Agent({ id: "echo", name: "echo", instructions: "Echo the user's text.", model });
+// the card's description is the agent's purpose (the A2AServer's own description is not used for it)
+const agent = new Agent({
+  id: "echo", name: "echo", purpose: "Echoes the user's text.", instructions: "Echo the user's text.", model,
+});
 const a2a = new A2AServer({ id: "echo", name: "echo", version: "1.0.0", description: "Echoes the user's text." });
 new VoltAgent({ agents: { echo: agent }, a2aServers: { echo: a2a }, server: loopbackServer });
