@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
-.PHONY: install js serve test conformance conformance-mutants conformance-peers schemas lint bench fuzz clean client-check probe-memory
+.PHONY: install js serve test conformance conformance-mutants conformance-peers schemas lint bench fuzz fuzz-peers clean client-check probe-memory
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -60,8 +60,15 @@ lint: $(STAMP)
 clean:
 	rm -rf $(VENV) reports .cache $(JS_CLIENT)/node_modules
 
-fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions; prints the counts (make test runs 1,000)
-	FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz
+fuzz: $(STAMP)  ## 10,000 new hostile requests on both bindings and versions (A2A_TARGET_URL: against another server, with a report by rule)
+	@if [ -n "$$A2A_TARGET_URL" ]; then \
+		$(PY) scripts/robustness.py $(ARGS) || { status=$$?; echo "scripts/robustness.py exited with $$status (1: findings, 3: the run could not run); make reports any failure as 2"; exit $$status; }; \
+	else \
+		FUZZ_EXAMPLES=$${FUZZ_EXAMPLES:-10000} FUZZ_RANDOM=1 $(PY) -m pytest -q -s tests/fuzz; \
+	fi
+
+fuzz-peers: $(STAMP)  ## the robustness run against the servers of conformance-peers; writes docs/robustness.md
+	$(PY) scripts/robustness_peers.py $(ARGS)
 
 probe-memory: $(STAMP)  ## what a gzip bomb, 20 readers and 20 non-readers of a 4 MB echo cost the server in memory
 	$(PY) scripts/probe_memory.py $(ARGS)

@@ -8,14 +8,14 @@ import re
 import tomllib
 from collections import defaultdict
 from dataclasses import dataclass, field
-from html import escape
+from html import escape, unescape
 from pathlib import Path
 from typing import Any
 
 from gherkin.parser import Parser
 from pytest_bdd.scenario import make_python_name
 
-from scripts import by_requirement, catalogue, requirements_html
+from scripts import by_requirement, catalogue, requirements_html, robustness_html
 from scripts.by_requirement import PROTOCOL_NAMES, PROTOCOLS
 
 # the two halves of spec/features: what A2A asks of every server, and what this server's design decides
@@ -238,6 +238,7 @@ def render(page: Page) -> str:
              else "A2A reference server: living documentation")
     out = [f'<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">'
            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+           f'<meta name="a2a-target" content="{escape(page.target or "")}">'
            f"<title>{escape(title)}</title><style>{CSS}</style></head><body><main>"
            f"<h1>{escape(title)}</h1>"
            + (f'<p class="server">{escape(page.description)}</p>' if page.description else "") +
@@ -328,5 +329,38 @@ def page_for(root: Path, results: list[dict[str, Any]], *, target: str | None = 
 
 
 def write(path: Path, page: Page) -> None:
+    """The page, with the Robustness section of the robustness report beside it when that report is of the same
+    target (`make fuzz` with the same A2A_TARGET_URL)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(render(page), encoding="utf-8")
+    html = render(page)
+    report = _robustness_report(path.parent / "robustness.json")
+    if report is not None and _same_target(report.get("target"), page.target):
+        html = robustness_html.placed(html, report)
+    path.write_text(html, encoding="utf-8")
+
+
+def add_robustness(path: Path, report: dict[str, Any], *, any_target: bool = False) -> bool:
+    """Put a robustness report's section into the living page at `path` (in place of the one it had), when the page
+    is of the same target, or of any with any_target (a peer's page, whose port changes from run to run). Whether
+    it did."""
+    try:
+        html = path.read_text(encoding="utf-8")
+    except OSError:
+        return False
+    found = re.search(r'<meta name="a2a-target" content="([^"]*)">', html)
+    if not any_target and (found is None or not _same_target(report.get("target"), unescape(found.group(1)))):
+        return False
+    path.write_text(robustness_html.placed(html, report), encoding="utf-8")
+    return True
+
+
+def _robustness_report(path: Path) -> dict[str, Any] | None:
+    try:
+        report = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return report if isinstance(report, dict) and "could_not_run" not in report else None
+
+
+def _same_target(one: Any, other: str | None) -> bool:
+    return bool(one) and bool(other) and str(one).rstrip("/") == str(other).rstrip("/")

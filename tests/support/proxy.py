@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import ssl
 import threading
 import time
 from collections.abc import AsyncIterator, Callable
@@ -115,6 +116,8 @@ class Answer:
         return self
 
 
+NO_ANSWER = Answer(0, [], b"")  # what a mutant's request rewrite returns to leave the call unanswered: a hang
+
 Rewrite = Callable[[Call], "Call | Answer | None"]
 Reanswer = Callable[[Call, Answer], "Answer | None"]
 Reevent = Callable[[Call, Any], list[Any]]
@@ -177,6 +180,7 @@ class Proxy:
         self.jsonrpc_paths, self.rest_prefixes = set(jsonrpc_paths), list(rest_prefixes)
         self.memory: dict[str, Any] = {}
         self.calls = 0
+        self.tls = ssl.create_default_context()  # made once: a client per call would load the CA file each time
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="off",
                                 interface="asgi3", timeout_graceful_shutdown=1)
         self.server = uvicorn.Server(config)
@@ -207,17 +211,23 @@ class Proxy:
             if not message.get("more_body"):
                 break
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        raw_path = (scope.get("raw_path") or b"").decode("latin-1") or scope["path"]
         call = Call(scope["method"], scope["path"], scope["query_string"].decode("latin-1"), headers,
                     b"".join(chunks), memory=self.memory)
         classify(call, self.jsonrpc_paths, self.rest_prefixes)
         self.calls += 1
         rewritten = self.mutant.request(call) if self.mutant.request else None
+        if rewritten is NO_ANSWER:
+            await asyncio.Event().wait()  # until the proxy stops and cancels it
+            return
         if isinstance(rewritten, Answer):
             await self._send(send, rewritten)
             return
         call = rewritten or call
-        async with httpx.AsyncClient(timeout=60) as client:
-            url = self.upstream + call.path + (f"?{call.query}" if call.query else "")
+        async with httpx.AsyncClient(timeout=60, verify=self.tls) as client:
+            # the path as it came (percent-escapes kept), unless the mutant changed it
+            path = raw_path if call.path == scope["path"] else call.path
+            url = self.upstream + path + (f"?{call.query}" if call.query else "")
             forwarded = {k: v for k, v in call.headers.items() if k not in HOP_BY_HOP}
             request = client.build_request(call.method, url, headers=forwarded, content=call.body)
             response = await client.send(request, stream=True)
