@@ -292,6 +292,9 @@ class _Decoder:
 
 
 async def _system_resolver(host: str, port: int) -> list[str]:
+    if host.rstrip(".").lower().endswith(".invalid") or host.rstrip(".").lower() == "invalid":
+        # RFC 6761 §6.4: a name under .invalid never resolves, and resolver APIs should say so at once: no DNS query
+        raise socket.gaierror(socket.EAI_NONAME, "a name under .invalid, which never resolves (RFC 6761)")
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 

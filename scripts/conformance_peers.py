@@ -86,7 +86,7 @@ async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str,
         print(f"  {peer.label} is left out: {missing}")
         return None, env
     argv = [shutil.which("node") or "node", str(servers.JS / "tck_agent.mjs"), str(port)]
-    return await servers.start(peer.name, argv, port, "/a2a/jsonrpc", {}, log, None), env
+    return await servers.start(peer.name, argv, port, "/a2a/jsonrpc", {}, log, None, servers.js_env()), env
 
 
 def run(peer: Peer, env: dict[str, str], tmp: Path) -> float:

@@ -530,6 +530,19 @@ def test_a_failed_connect_says_why() -> None:
                             "the name could not be resolved (Name or service not known)")
 
 
+def test_a_name_under_invalid_is_never_looked_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    # RFC 6761 §6.4: .invalid never resolves, so no DNS query leaves the machine for it (the conformance suite's
+    # push configs name https://webhook.conformance.invalid/...)
+    async def no_lookup(self: asyncio.AbstractEventLoop, *args: object, **kwargs: object) -> object:
+        raise AssertionError(f"a DNS lookup was made for {args[0]!r}")
+
+    monkeypatch.setattr(asyncio.BaseEventLoop, "getaddrinfo", no_lookup)
+    for url in ("https://webhook.conformance.invalid/hook", "https://WEBHOOK.INVALID./hook"):
+        error = run(lambda url=url: refusal(Outbound(allow_private=True), post(url)))  # type: ignore[misc]
+        assert error.reason.endswith("the name could not be resolved (a name under .invalid, which never resolves "
+                                     "(RFC 6761))"), error.reason
+
+
 def test_the_reason_never_carries_the_query_the_userinfo_or_a_header(ca: trustme.CA) -> None:
     secret = {"Authorization": "Bearer s3cret"}
     illegal = {"Authorization": "Bearer s3cret\n"}  # h11 quotes an illegal header value in its own message

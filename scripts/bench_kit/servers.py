@@ -173,7 +173,12 @@ def npm_ready() -> str | None:
     return None
 
 
+def js_env() -> dict[str, str]:
+    """A JS peer's environment, as deployed: NODE_ENV=production (Express shows no stack trace in an error page)."""
+    return {**os.environ, "NODE_ENV": "production"}
+
+
 async def start_js(tmp: Path, cpu: int | None) -> Server | None:
     port = free_port()
     argv = [shutil.which("node") or "node", str(JS / "echo.mjs"), str(port)]
-    return await start("js", argv, port, "/a2a/jsonrpc", dict(V1), tmp / "js.log", cpu)
+    return await start("js", argv, port, "/a2a/jsonrpc", dict(V1), tmp / "js.log", cpu, js_env())
