@@ -60,6 +60,15 @@ class Verdict:
                 "failures": [vars(f) for f in self.failures], "not_applicable": sorted(set(self.reasons))}
 
 
+def offers(protocol: str, offered: set[str] | None) -> bool:
+    """Whether a server that offers these protocols (None: all) offers this one; "none-<version>", the card, is
+    offered with any interface of that version (a server that speaks only 0.3 has no 1.0 card to check)."""
+    if offered is None or protocol in offered:
+        return True
+    binding, _, version = protocol.partition("-")
+    return binding == "none" and any(p.endswith(f"-{version}") for p in offered)
+
+
 def word(results: list[dict[str, Any]]) -> str:
     """One word for a requirement's results on one protocol (an expected failure counts as not applying)."""
     outcomes = {r["outcome"] for r in results}

@@ -73,7 +73,7 @@ def table(title: str, rows: dict[str, dict[str, list[dict[str, str]]]], names: l
 def cell(verdict: by_requirement.Verdict, protocol: str, offered: set[str] | None) -> str:
     """A requirement's word on one protocol: pass, FAIL, n/a, "not offered" (the server has no such interface), or
     "-" (no scenario of it runs there)."""
-    if offered is not None and protocol not in offered and not protocol.startswith("none-"):
+    if not by_requirement.offers(protocol, offered):
         return NOT_OFFERED
     return verdict.outcomes.get(protocol, "-").replace("fail", "FAIL")
 
@@ -93,8 +93,8 @@ def requirement_table(verdicts: list[by_requirement.Verdict], offered: set[str] 
 def summary_lines(summary: dict[str, dict[str, dict[str, int]]], offered: set[str] | None = None) -> list[str]:
     """Pass, fail and n/a by level and protocol, in columns as wide as their widest count needs."""
     columns = ["all", *PROTOCOLS]
-    texts = {level: [NOT_OFFERED if offered is not None and key in PROTOCOLS and key not in offered
-                     and not key.startswith("none-") else f"{c['pass']} pass, {c['fail']} fail, {c['n/a']} n/a"
+    texts = {level: [NOT_OFFERED if key in PROTOCOLS and not by_requirement.offers(key, offered)
+                     else f"{c['pass']} pass, {c['fail']} fail, {c['n/a']} n/a"
                      for key, c in ((key, row[key]) for key in columns)] for level, row in summary.items()}
     widths = [max(len(name), *(len(row[i]) for row in texts.values())) + 3 for i, name in enumerate(columns)]
     lines = ["Requirements".ljust(14) + "".join(name.ljust(w) for name, w in zip(columns, widths, strict=True))]

@@ -148,7 +148,9 @@ nav ul{columns:2;padding-left:1.2rem}
 .exchange{white-space:pre-wrap;word-break:break-word;max-height:14rem;font-size:12px;margin:.3rem 0}
 .reason{white-space:pre-line}.quote{font-style:italic;color:#445}
 .requirements{table-layout:fixed;width:100%}.requirements td,.requirements th{overflow-wrap:anywhere}
-.requirements td:nth-child(1){width:9.5rem}.requirements td:nth-child(2){width:4rem}
+.requirements th:nth-child(1){width:9.5rem}.requirements th:nth-child(2){width:4rem}
+.requirements th:nth-child(3){width:auto}.requirements th:nth-child(n+4){width:6.5rem}
+.details-row td{background:#fff;padding:.2rem .8rem .5rem}
 .requirements td.pass,.requirements td.fail,.requirements td.skip,.requirements td.none{width:5.2rem;min-width:0}
 .results.summary td{min-width:0}
 """

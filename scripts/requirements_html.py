@@ -7,7 +7,7 @@ from __future__ import annotations
 from html import escape
 from typing import Any
 
-from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES, PROTOCOLS, Verdict, summary
+from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES, PROTOCOLS, Verdict, offers, summary
 from scripts.catalogue import LEVEL_NAMES, SPEC_LEVELS
 
 CLASSES = {PASS: "pass", FAIL: "fail", NOT_APPLICABLE: "skip"}  # the page's result colours
@@ -17,8 +17,6 @@ MEANING = {"must": "a failure fails the run", "should": "a failure is a warning"
 NOT_OFFERED = '<td class="none" title="the server offers no such interface">not offered</td>'
 
 
-def _offers(protocol: str, offered: set[str] | None) -> bool:
-    return offered is None or protocol in offered or protocol.startswith("none-")
 
 
 def view(verdicts: list[Verdict], scenario_anchor: Any, offered: set[str] | None = None) -> str:
@@ -45,7 +43,7 @@ def _summary(verdicts: list[Verdict], offered: set[str] | None) -> str:
     for level, row in counts.items():
         cells = []
         for key in ("all", *PROTOCOLS):
-            if key != "all" and not _offers(key, offered):
+            if key != "all" and not offers(key, offered):
                 cells.append(NOT_OFFERED)
                 continue
             c = row[key]
@@ -58,22 +56,28 @@ def _summary(verdicts: list[Verdict], offered: set[str] | None) -> str:
 
 
 def _table(rows: list[Verdict], scenario_anchor: Any, offered: set[str] | None) -> str:
+    """One row a requirement, with a column for each protocol that has a result in the table or that the server
+    offers (the summary above says which it does not); what failed, or why it does not apply, in a row of its own
+    below, the table's whole width, so that a long message and its exchange read as prose."""
+    shown = [p for p in PROTOCOLS if offers(p, offered) or any(v.outcomes.get(p) for v in rows)]
     head = ("<tr><th>requirement</th><th>section</th><th>what it asks</th>"
-            + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in PROTOCOLS) + "</tr>")
+            + "".join(f"<th>{PROTOCOL_NAMES[p]}</th>" for p in shown) + "</tr>")
     body = []
     for verdict in rows:
         r = verdict.requirement
         cells = []
-        for protocol in PROTOCOLS:
+        for protocol in shown:
             word = verdict.outcomes.get(protocol)
-            if not _offers(protocol, offered):
+            if not offers(protocol, offered):
                 cells.append(NOT_OFFERED)
                 continue
             cells.append(f'<td class="{CLASSES[word]}">{word}</td>' if word else '<td class="none">&ndash;</td>')
         said = escape(r.says) + (f'<br><span class="muted">{escape(r.note)}</span>' if r.note else "")
         body.append(f'<tr id="requirement-{escape(r.id)}"><td><code>{escape(r.id)}</code></td>'
-                    f"<td>&sect;{escape(r.section)}</td><td>{said}{_details(verdict, scenario_anchor)}</td>"
-                    f"{''.join(cells)}</tr>")
+                    f"<td>&sect;{escape(r.section)}</td><td>{said}</td>{''.join(cells)}</tr>")
+        details = _details(verdict, scenario_anchor)
+        if details:
+            body.append(f'<tr class="details-row"><td colspan="{3 + len(shown)}">{details}</td></tr>')
     return f'<table class="results requirements">{head}{"".join(body)}</table>'
 
 

@@ -135,12 +135,15 @@ def test_the_requirement_view_gives_each_requirement_its_word_and_each_failure_i
          "message": "expected TaskNotFound (HTTP 404), got HTTP 500: <b>boom</b>"}]
     html = render(page)
     row = html[html.index('id="requirement-CORE-GET-002"'):]
-    row = row[:row.index("</tr>")]
+    row, details = row[:row.index("</tr>")], row[row.index("</tr>"):row.index("</tr>", row.index("</tr>") + 1)]
     assert '<td class="pass">pass</td><td class="fail">fail</td>' in row
-    assert f'<a href="#scenario-getting-a-task-that-does-not-exist-is-refused">{scenario}</a>' in row
-    assert "<code>Then the call fails with TaskNotFound</code>" in row and "&lt;b&gt;boom&lt;/b&gt;" in row
+    # what failed, in the row below, the table's whole width
+    assert details.startswith('</tr><tr class="details-row"><td colspan=')
+    assert f'<a href="#scenario-getting-a-task-that-does-not-exist-is-refused">{scenario}</a>' in details
+    assert "<code>Then the call fails with TaskNotFound</code>" in details and "&lt;b&gt;boom&lt;/b&gt;" in details
     signing = html[html.index('id="requirement-CARD-SIGN-001"'):]
-    assert "n/a: Card signing is out of the design&#x27;s scope" in signing[:signing.index("</tr>")]
+    signing = signing[:signing.index("</tr>", signing.index("</tr>") + 1)]  # its row and the row of why
+    assert "n/a: Card signing is out of the design&#x27;s scope" in signing
     summary = html[html.index('class="results summary"'):]
     assert '<th>MUST</th><td class="fail">0 pass, 1 fail, ' in summary[:summary.index("</table>")]
 

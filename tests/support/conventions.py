@@ -94,13 +94,13 @@ class Conventions:
         return {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": text}]}
 
     def reason(self, prefix: str) -> str:
+        """Why a scenario that needs the behaviour is n/a, in one clause (the evidence is in the description, which
+        the report and the page give once)."""
         if self.tck and acts_only(prefix):
             return (f"the agent does not offer the behaviour {prefix}, which only ACTS names: it follows the TCK's "
-                    f"messageId prefixes, not ACTS's text prefixes ({self.evidence})")
-        offered = f" ({', '.join(self.offered)} only)" if self.offered else ""
+                    "messageId prefixes, not ACTS's text prefixes")
         return (f"the agent does not offer the behaviour {prefix}: it follows neither the TCK's nor ACTS's behaviour "
-                f"conventions ({self.evidence}), and a plain message gets {self.plain or 'nothing it could use'}"
-                f"{offered}")
+                f"conventions, and a plain message gets {self.plain or 'nothing it could use'}")
 
     def description(self) -> str:
         if self.tck and self.acts:
