@@ -38,7 +38,7 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
 	@$(PY) scripts/conformance.py $(ARGS) || { status=$$?; echo "scripts/conformance.py exited with $$status (1: a MUST failed, 3: the run could not run); make reports any failure as 2"; exit $$status; }
 
-conformance-mutants: $(STAMP)  ## the portable suite against 40 known defects put in front of this server by a rewriting proxy; writes the table to docs/conformance.md
+conformance-mutants: $(STAMP)  ## the portable suite against the known defects of tests/support/mutants.py, put in front of this server by a rewriting proxy; writes the table to docs/conformance.md
 	@$(PY) scripts/conformance_mutants.py $(ARGS) || { status=$$?; echo "scripts/conformance_mutants.py exited with $$status (1: a mutant was missed or caught imprecisely, 3: the baseline failed)"; exit $$status; }
 
 conformance-peers: $(STAMP)  ## the portable suite against this server, the a2a-sdk and @a2a-js/sdk TCK agents, an a2a-sdk echo agent, fasta2a and @voltagent/a2a-server; writes docs/conformance.md

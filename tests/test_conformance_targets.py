@@ -203,8 +203,8 @@ def test_an_agent_that_ignores_the_prefixes_gets_no_made_up_failures(server: Liv
         "tck-complete-task", "tck-stream-001", "tck-stream-003", "tck-stream-ordering-001"], agent
     assert "follows neither the TCK's nor ACTS's behaviour conventions" in report["description"]
     reasons = {reason for r in report["requirements"] for reason in r["not_applicable"]}
-    assert any("does not offer the behaviour tck-input-required" in reason and "tck-reject-task" in reason
-               for reason in reasons), reasons
+    for behaviour in ("tck-input-required", "tck-reject-task"):
+        assert any(f"does not offer the behaviour {behaviour}:" in reason for reason in reasons), reasons
     verdict = {r["id"]: r["result"] for r in report["requirements"]}
     # what the protocol alone decides is still checked, and what a completed task can show
     assert verdict["CORE-GET-002"] == verdict["SPEC-JSONRPC-001"] == verdict["CORE-MULTI-003"] == "pass", verdict

@@ -280,9 +280,10 @@ class A2AClient:
         the call speaks): that is one finding, SPEC-OP-001's, and the scenario that needed the operation could not
         be checked (NotServed); it is not a failure of every requirement that uses the operation."""
         # a core operation that is not there (JSON-RPC MethodNotFound), or refused as a whole where nothing about
-        # the call can make it unsupported (GetTask, ListTasks: A2A §3.1.3, §3.1.4 name no such refusal)
+        # the call can make it unsupported (ListTasks: A2A §3.1.4 names no such refusal; a GetTask refused so may be
+        # a wrong error for an unknown task, CORE-GET-002's)
         missing = self.binding == "jsonrpc" and error is not None and error.code == -32601
-        refused = error is not None and operation in ("GetTask", "ListTasks") and (
+        refused = error is not None and operation == "ListTasks" and (
             error.code == -32004 or error.reason == "UNSUPPORTED_OPERATION")
         if self.strict or not (missing or refused):
             return
