@@ -10,7 +10,7 @@ from blacksheep import Request, Response
 
 from reference_server.bindings.errors import jsonrpc_error, renamed_fields
 from reference_server.bindings.faults import answered
-from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version, unless_gone
+from reference_server.bindings.http import json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import one_event_stream, stream_response
@@ -23,6 +23,7 @@ from reference_server.domain.errors import (
     wire_error,
 )
 from reference_server.wire import v03
+from reference_server.wire.catalogue import V0_3, V1_0
 
 _TABLES = {V1_0: V1_OPERATIONS, V0_3: V03_OPERATIONS}
 

@@ -1,9 +1,8 @@
-"""HTTP+JSON binding under /a2a/v1: one table of (verb, path) routes onto the A2A 1.0 and 0.3 operations (§11)."""
+"""HTTP+JSON binding under /a2a/v1: the catalogue's (verb, path) routes onto the A2A 1.0 and 0.3 operations (§11)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from blacksheep import Request, Response, Route, Router
@@ -13,8 +12,6 @@ from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
     A2A_JSON,
     JSON,
-    V0_3,
-    V1_0,
     json_response,
     read_json,
     requested_version,
@@ -31,6 +28,7 @@ from reference_server.domain.errors import (
 )
 from reference_server.settings import Settings
 from reference_server.wire import v03_rest, v1
+from reference_server.wire.catalogue import ROUTES, V0_3, V1_0, RestRoute
 
 # 1.0: the interface URL is <base>/a2a/v1 and the paths have no prefix (§11.3); 0.3: the interface URL is
 # <base>/a2a and the 0.3 proto's paths begin with /v1. Same paths, told apart by A2A-Version (missing = 0.3).
@@ -38,36 +36,6 @@ PREFIX = "/a2a/v1"
 # a path segment without ':' so that `{id}` never swallows `abc:cancel` (stack notes §1.2)
 Route.value_patterns["seg"] = r"[^:/]+"
 
-
-@dataclass(frozen=True)
-class RestRoute:
-    verb: str
-    path: str
-    params: str  # "body" (POST body, `body: "*"`), "query" (GET/DELETE query string)
-    v1: str | None  # the A2A 1.0 operation (a2a.proto), None on a 0.3-only route
-    v03: str | None  # the A2A 0.3 operation (the 0.3 proto's rpc name), None on a 1.0-only route
-
-
-ROUTES: tuple[RestRoute, ...] = (
-    RestRoute("POST", "/message:send", "body", "SendMessage", "SendMessage"),
-    RestRoute("POST", "/message:stream", "body", "SendStreamingMessage", "SendStreamingMessage"),
-    RestRoute("POST", "/tasks/{seg:id}:cancel", "body", "CancelTask", "CancelTask"),
-    # A2A DIGEST §3 A2: the proto says GET, the spec text POST; accept both (0.3: the Python SDK POSTs, JS GETs)
-    RestRoute("GET", "/tasks/{seg:id}:subscribe", "query", "SubscribeToTask", "TaskSubscription"),
-    RestRoute("POST", "/tasks/{seg:id}:subscribe", "body", "SubscribeToTask", "TaskSubscription"),
-    RestRoute("GET", "/tasks/{seg:id}", "query", "GetTask", "GetTask"),
-    RestRoute("GET", "/tasks", "query", "ListTasks", None),  # 0.3 lists it in a table only, not in its proto
-    RestRoute("POST", "/tasks/{seg:taskId}/pushNotificationConfigs", "body", "CreateTaskPushNotificationConfig",
-              "CreateTaskPushNotificationConfig"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
-              "GetTaskPushNotificationConfig", "GetTaskPushNotificationConfig"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs", "query", "ListTaskPushNotificationConfigs",
-              "ListTaskPushNotificationConfig"),
-    RestRoute("DELETE", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
-              "DeleteTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"),
-    RestRoute("GET", "/extendedAgentCard", "query", "GetExtendedAgentCard", None),
-    RestRoute("GET", "/card", "query", None, "GetAgentCard"),
-)
 
 # decoders that read a REST query string (every value a string) instead of a JSON body
 _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
