@@ -7,6 +7,7 @@ from typing import Any
 
 from reference_server.bindings.requestlog import note_error
 from reference_server.domain.errors import A2AError, FieldViolation, InvalidParams, wire_error
+from reference_server.wire.catalogue import V0_3
 
 A2A_DOMAIN = "a2a-protocol.org"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
@@ -51,9 +52,10 @@ def rest_error(error: A2AError) -> tuple[int, dict[str, Any]]:
     return row.http_status, {"error": body}
 
 
-def renamed_fields(error: A2AError, rename: Callable[[str], str]) -> A2AError:
-    """The domain names fields in 1.0 terms; a 0.3 caller gets the same InvalidParams in its version's names."""
-    if not isinstance(error, InvalidParams) or not error.violations:
+def in_version(error: A2AError, version: str, rename: Callable[[str], str]) -> A2AError:
+    """The domain names fields in 1.0 terms; a 0.3 caller gets the same InvalidParams in its version's names
+    (rename: the 0.3 codec's field_path of the binding)."""
+    if version != V0_3 or not isinstance(error, InvalidParams) or not error.violations:
         return error
     violations = [FieldViolation(rename(v.field), v.description) for v in error.violations]
     return InvalidParams(violations=violations, metadata=error.metadata)

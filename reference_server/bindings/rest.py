@@ -7,7 +7,7 @@ from typing import Any
 
 from blacksheep import Request, Response, Route, Router
 
-from reference_server.bindings.errors import renamed_fields, rest_error
+from reference_server.bindings.errors import in_version, rest_error
 from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
     A2A_JSON,
@@ -73,7 +73,7 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                     return await stream_response(
                         request, operation.call(scope, params),
                         lambda event: operation.encode(event, params),
-                        lambda error: rest_error(_in_version(error, version))[1],
+                        lambda error: rest_error(in_version(error, version, v03_rest.field_path))[1],
                         scope.service.lane,
                         scope.settings,
                     )
@@ -82,11 +82,11 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                 return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
 
             def refuse(error: A2AError) -> Response:
-                return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+                return error_response(in_version(error, version, v03_rest.field_path), _CONTENT_TYPES[version])
 
             return await answered(request, scope.faults, scope.caller, params, operation.streaming, respond, refuse)
         except A2AError as error:
-            return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+            return error_response(in_version(error, version, v03_rest.field_path), _CONTENT_TYPES[version])
 
     return handle
 
@@ -109,10 +109,6 @@ def _operation(route: RestRoute, version: str, request: Request) -> tuple[Callab
         f"send the header A2A-Version: {other}{missing}",
         metadata={"requestedVersion": version, "operation": name},
     )
-
-
-def _in_version(error: A2AError, version: str) -> A2AError:
-    return renamed_fields(error, v03_rest.field_path) if version == V0_3 else error
 
 
 def error_response(error: A2AError, content_type: bytes = A2A_JSON) -> Response:
