@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import json
 import os
 import secrets
 import shutil
@@ -18,7 +17,7 @@ from pathlib import Path
 import uvicorn
 from blacksheep import Application
 
-from reference_server import admin, console
+from reference_server import admin, console, layout
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
 from reference_server.changes import notifications_for
@@ -45,16 +44,15 @@ def prepare_demo_workspace(target: Path) -> str:
         source = resources.files("reference_server") / "demo"
         with resources.as_file(source) as folder:
             shutil.copytree(folder, target)
-    callers_file = target / ".volcanic" / "a2a" / "callers.json"
-    for entry in read_callers(callers_file):
+    callers = layout.callers_file(target)
+    for entry in read_callers(callers):
         if entry.name == DEMO_CALLER:
             return entry.key
     key = secrets.token_hex(32)
-    callers_file.parent.mkdir(parents=True, exist_ok=True)
-    existing = json.loads(callers_file.read_text()) if callers_file.exists() else []
-    existing = existing if isinstance(existing, list) else []
-    existing.append({"name": DEMO_CALLER, "key": key, "mode": "isolated", "note": "created by reference-server"})
-    callers_file.write_text(json.dumps(existing, indent=2) + "\n")
+    try:
+        layout.add_caller(callers, layout.caller_entry(DEMO_CALLER, key, "created by reference-server"))
+    except ValueError as error:  # not JSON, or not a list: its owner's content is kept, and the start stops
+        raise SettingsError(f"the demo workspace's callers file cannot take the demo caller: {error}") from None
     return key
 
 

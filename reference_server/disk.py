@@ -187,6 +187,12 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
 _TEMP_NUMBERS = itertools.count()
 
 
+def replace_now(path: Path, data: bytes) -> None:
+    """replace(), durable, on the calling thread (the folder made when missing): for commands and set-up code that run
+    before or beside the loop."""
+    _replace(path, data, durable=True)
+
+
 def _in_folder(create: Callable[[], int], name: str) -> int:
     """create() a file; when its folder is missing, make the folder and create it again (the folder is not looked
     at before: it almost always exists, and a stat per write showed under load)."""

@@ -9,7 +9,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reference_server"
 
 # lowest first; a module may import from its own layer and the layers below (docs/architecture.md)
 LAYERS: list[set[str]] = [
-    {"reference_server", "reference_server.settings", "reference_server.disk", "reference_server.addresses",
+    {"reference_server", "reference_server.settings", "reference_server.disk", "reference_server.layout",
+     "reference_server.addresses",
      "reference_server.outbound", "reference_server.lane", "reference_server.collector", "reference_server.heap",
      "reference_server.inotify", "reference_server.changes"},
     {"reference_server.agent"},

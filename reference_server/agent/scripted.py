@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from reference_server import layout
 from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
 from reference_server.agent.provider import (
     AskedFault,
@@ -37,7 +38,7 @@ from reference_server.agent.script import (
 from reference_server.disk import StatCache
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
-WORKSPACE_SCRIPT = Path(".volcanic") / "a2a" / "script.json"
+WORKSPACE_SCRIPT = layout.SCRIPT
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _FRAMING = "[A2A message from"
 

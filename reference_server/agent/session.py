@@ -9,6 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
+from reference_server import layout
 from reference_server.agent.bus import EventBus
 from reference_server.agent.context import system_prompt
 from reference_server.agent.conversation import (
@@ -296,7 +297,7 @@ class SessionFactory:
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):
             raise ValueError(f"scope {scope!r} cannot name a session file")
-        session_file = workspace / ".volcanic" / "sessions" / f"{scope}.jsonl"
+        session_file = layout.session_file(workspace, scope)
         session = AgentSession(scope, workspace, self._provider_for(workspace),
                                tools=self._base_tools(workspace), session_file=session_file)
         if self._on_open is not None:

@@ -13,14 +13,14 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
+from reference_server import layout
 from reference_server.disk import StatCache
 
 log = logging.getLogger("reference_server.callers")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]{1,40}$")
 KNOWN_MODES = ("isolated",)
-A2A_DIR = os.path.join(".volcanic", "a2a")  # design: all under <workspace>/.volcanic/a2a/
-CALLERS_NAME = "callers.json"
+A2A_DIR, CALLERS_NAME = layout.A2A_DIR, layout.CALLERS_NAME
 
 
 @dataclass(frozen=True)
