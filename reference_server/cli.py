@@ -17,7 +17,7 @@ from pathlib import Path
 import uvicorn
 from blacksheep import Application
 
-from reference_server import admin, console, layout
+from reference_server import admin, console
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
 from reference_server.changes import notifications_for
@@ -26,6 +26,7 @@ from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.heap import Trimmer, fix_mmap_threshold
+from reference_server.layout import add_caller, caller_entry, callers_file
 from reference_server.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
@@ -44,13 +45,13 @@ def prepare_demo_workspace(target: Path) -> str:
         source = resources.files("reference_server") / "demo"
         with resources.as_file(source) as folder:
             shutil.copytree(folder, target)
-    callers = layout.callers_file(target)
+    callers = callers_file(target)
     for entry in read_callers(callers):
         if entry.name == DEMO_CALLER:
             return entry.key
     key = secrets.token_hex(32)
     try:
-        layout.add_caller(callers, layout.caller_entry(DEMO_CALLER, key, "created by reference-server"))
+        add_caller(callers, caller_entry(DEMO_CALLER, key, "created by reference-server"))
     except ValueError as error:  # not JSON, or not a list: its owner's content is kept, and the start stops
         raise SettingsError(f"the demo workspace's callers file cannot take the demo caller: {error}") from None
     return key

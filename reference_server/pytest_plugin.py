@@ -63,14 +63,14 @@ class ReferenceServer:
         """Start the server and wait until it listens; ReferenceServerError names the cause when it cannot."""
         import uvicorn
 
-        from reference_server import layout
         from reference_server.app import create_app
         from reference_server.domain.callers import Workspace
+        from reference_server.layout import caller_entry, callers_file, write_callers
         from reference_server.serving import uvicorn_options
         from reference_server.settings import Settings
 
-        layout.write_callers(layout.callers_file(self.workspace),
-                             [layout.caller_entry(CALLER, self.key, "made by the pytest plugin")])
+        write_callers(callers_file(self.workspace),
+                             [caller_entry(CALLER, self.key, "made by the pytest plugin")])
         workspace = Workspace(self.workspace, owner_id="owner", scope_prefix="pytest")
         try:
             settings = Settings(**{"allow_private_push_urls": True, "request_log": "off", **self._settings,
@@ -124,9 +124,9 @@ class ReferenceServer:
     def set_script(self, script: dict[str, Any] | str | None) -> None:
         """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
         dict or JSON text; None goes back to the default script."""
-        from reference_server import layout
+        from reference_server.layout import script_file
 
-        path = layout.script_file(self.workspace)
+        path = script_file(self.workspace)
         if script is None:
             path.unlink(missing_ok=True)
             return

@@ -14,7 +14,6 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reference_server import layout
 from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
 from reference_server.agent.provider import (
     AskedFault,
@@ -36,9 +35,10 @@ from reference_server.agent.script import (
     parse_script,
 )
 from reference_server.disk import StatCache
+from reference_server.layout import SCRIPT
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
-WORKSPACE_SCRIPT = layout.SCRIPT
+WORKSPACE_SCRIPT = SCRIPT
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _FRAMING = "[A2A message from"
 

@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any, cast
 
-from reference_server import layout
 from reference_server.agent.bus import EventBus
 from reference_server.agent.context import system_prompt
 from reference_server.agent.conversation import (
@@ -46,6 +45,7 @@ from reference_server.agent.provider import (
 )
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
 from reference_server.disk import off_loop
+from reference_server.layout import session_file as session_file_of
 
 log = logging.getLogger(__name__)
 
@@ -297,9 +297,9 @@ class SessionFactory:
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):
             raise ValueError(f"scope {scope!r} cannot name a session file")
-        session_file = layout.session_file(workspace, scope)
+        history = session_file_of(workspace, scope)
         session = AgentSession(scope, workspace, self._provider_for(workspace),
-                               tools=self._base_tools(workspace), session_file=session_file)
+                               tools=self._base_tools(workspace), session_file=history)
         if self._on_open is not None:
             # design "Components": extensions attach to a new session, e.g. to read a2a.inbound on its bus
             self._on_open(session)
