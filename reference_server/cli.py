@@ -5,10 +5,12 @@ the listed owners under a root; `reference-server a2a` lists a workspace's calle
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
 import os
 import secrets
 import shutil
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -120,6 +122,29 @@ def tune_runtime(app: Application) -> None:
 Workspaces = Callable[[], Sequence[Workspace]]
 
 
+def listenable(host: str, port: int) -> None:
+    """SettingsError, before anything is printed, when the server could not listen there (a busy port, above all);
+    the socket is closed again at once, and uvicorn opens its own."""
+    if port == 0:
+        return  # any free port: nothing to check
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as error:
+        raise SettingsError(f"--host {host} cannot be listened on ({error.strerror}); expected an address of this "
+                            "machine, such as 127.0.0.1") from None
+    family, kind, proto, _, address = addresses[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a TIME_WAIT port is free
+        try:
+            probe.bind(address)
+            probe.listen(1)
+        except OSError as error:
+            busy = error.errno == errno.EADDRINUSE
+            why = "another process listens there" if busy else error.strerror
+            raise SettingsError(f"port {port} on {host} cannot be listened on ({why}); choose another with --port "
+                                "(A2A__Port), or stop what uses it") from None
+
+
 def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
     """The folder served, the function listing its workspaces, and the demo key (demo workspace only); SettingsError
     when a folder or the owners file is not there."""
@@ -182,6 +207,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.request_log)
     try:
+        listenable(settings.host, settings.port)
         path, workspaces, key = served(settings)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)

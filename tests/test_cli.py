@@ -160,6 +160,28 @@ def test_a_bad_setting_stops_start_up_with_a_message(tmp_path: Path) -> None:
     assert "--port has the value 'eighty'; expected a port number 0-65535" in result.stderr
 
 
+def test_a_busy_port_stops_the_start_with_one_sentence_before_any_key(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "reference_server", "--port", str(port)],
+                                capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""  # no banner, no key
+    assert result.stderr == (f"reference-server: port {port} on 127.0.0.1 cannot be listened on (another process "
+                             "listens there); choose another with --port (A2A__Port), or stop what uses it\n")
+
+
+def test_version_and_help_name_the_command_and_its_other_commands() -> None:
+    version = subprocess.run([sys.executable, "-m", "reference_server", "--version"],
+                             capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and re.fullmatch(r"reference-server \d+\.\d+\.\d+\S*\n", version.stdout)
+    usage = subprocess.run([sys.executable, "-m", "reference_server", "--help"], capture_output=True, text=True,
+                           timeout=30)
+    assert "reference-server a2a" in usage.stdout and "reference-server report DIR" in usage.stdout
+
+
 def test_a_demo_callers_file_that_is_not_a_list_is_kept_and_the_start_stops(tmp_path: Path) -> None:
     demo = tmp_path / "demo"
     callers = demo / ".volcanic" / "a2a" / "callers.json"
