@@ -26,16 +26,16 @@ from reference_server.bindings.http import dumps, end_when_client_gone
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
 from reference_server.bindings.push_sender import HttpPushSender, Sleep
-from reference_server.changes import Notifications, notifications_for
 from reference_server.discovery.card import build_card, public_details
-from reference_server.disk import off_loop
 from reference_server.domain.caller_index import CallerIndex
 from reference_server.domain.callers import Caller, CallerDirectory, Workspace, WorkspaceCallerDirectory
 from reference_server.domain.errors import MethodNotFound
 from reference_server.domain.inbox import inbox_of, remove_stray_downloads
 from reference_server.domain.service import A2AService
 from reference_server.domain.task_store import TaskStores, remove_stray_temp_files
-from reference_server.outbound import Outbound
+from reference_server.platform.changes import Notifications, notifications_for
+from reference_server.platform.disk import off_loop
+from reference_server.platform.outbound import Outbound
 from reference_server.settings import Settings
 from reference_server.wire.task_file import TaskFileCodec
 

@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from reference_server.disk import replace_now
+from reference_server.platform.disk import replace_now
 
 VOLCANIC = ".volcanic"
 A2A_DIR = os.path.join(VOLCANIC, "a2a")  # design: all of A2A under <workspace>/.volcanic/a2a/

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from support.kernel import Refusing, queue_limit
 
-from reference_server import changes
-from reference_server.changes import Notifications
+from reference_server.platform import changes
+from reference_server.platform.changes import Notifications
 from reference_server.settings import SettingsError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -274,7 +274,7 @@ def test_the_kernel_itself_refuses_a_watch_past_its_limit(tmp_path: Path) -> Non
         from pathlib import Path
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         Path("/proc/sys/user/max_inotify_watches").write_text("3")
-        from reference_server.changes import Notifications
+        from reference_server.platform.changes import Notifications
         notes = Notifications()
         root = Path({str(tmp_path)!r})
         for owner in ("alice", "bob"):

@@ -14,8 +14,8 @@ from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
 from reference_server.bindings.requestlog import note_version
-from reference_server.disk import ON_GONE
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
+from reference_server.platform.disk import ON_GONE
 from reference_server.settings import Settings
 from reference_server.wire.catalogue import V0_3, V1_0
 

@@ -24,7 +24,7 @@ from reference_server.bindings.http import dumps
 from reference_server.bindings.push_receiver import TOKEN_HEADER
 from reference_server.domain.model import PushConfig, Task
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import Outbound, OutboundError
+from reference_server.platform.outbound import Outbound, OutboundError
 from reference_server.wire import v03, v1
 from reference_server.wire.catalogue import V0_3, V1_0
 

@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference_server.changes import Notifications
-from reference_server.disk import off_loop
 from reference_server.domain.callers import (
     Caller,
     CallerEntry,
@@ -23,6 +21,8 @@ from reference_server.domain.callers import (
     check_callers,
     read_callers,
 )
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import off_loop
 
 log = logging.getLogger("reference_server.callers")
 

@@ -13,8 +13,8 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from reference_server.disk import StatCache
 from reference_server.layout import A2A_DIR, CALLERS_NAME
+from reference_server.platform.disk import StatCache
 
 log = logging.getLogger("reference_server.callers")
 

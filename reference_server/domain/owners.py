@@ -10,9 +10,9 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from reference_server.changes import Notifications
-from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import StatCache
 from reference_server.settings import OWNER_ID
 
 log = logging.getLogger("reference_server.owners")

@@ -10,7 +10,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reference_server.addresses import url_refusal
 from reference_server.agent.a2a_tools import a2a_tools
 from reference_server.agent.conversation import Prompt
 from reference_server.agent.notifier import OwnerNotifier
@@ -22,6 +21,7 @@ from reference_server.domain.model import Message, Role, SendRequest, Task, Task
 from reference_server.domain.prompt import build_prompt
 from reference_server.domain.runner import UNEXPECTED, TaskRun
 from reference_server.domain.task_store import StoredTask
+from reference_server.platform.addresses import url_refusal
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.tasks")

@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from reference_server.changes import Notifications
-from reference_server.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
 from reference_server.domain.callers import Workspace
 from reference_server.domain.listing import SummaryPage, TaskIndex, TaskSummary
 from reference_server.domain.model import ListTasksQuery, PushConfig, Task
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
 
 log = logging.getLogger("reference_server.tasks")
 

@@ -24,10 +24,10 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference_server import inotify
+from reference_server.platform import inotify
 from reference_server.settings import SettingsError
 
-log = logging.getLogger("reference_server.changes")
+log = logging.getLogger("reference_server.platform.changes")
 
 # a folder on the way to a followed path: its entries appearing, going or moving, and itself moving or going
 _ON_THE_WAY = (inotify.CREATE | inotify.DELETE | inotify.MOVED_FROM | inotify.MOVED_TO | inotify.DELETE_SELF

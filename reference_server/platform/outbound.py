@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol
 import httpcore
 import httpx
 
-from reference_server.addresses import Address, form_problem, literal_address, why_blocked
+from reference_server.platform.addresses import Address, form_problem, literal_address, why_blocked
 
 # httpx logs every request's full URL at INFO ("HTTP Request: POST https://..."). A URL can carry a secret (the
 # Telegram Bot API's path holds the bot token; a webhook's query may hold one) and the server logs at INFO, so
