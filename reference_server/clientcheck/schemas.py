@@ -1,8 +1,8 @@
 """The request schemas of each A2A version and binding, from spec/schemas/ (read once, offline).
 
 The schemas are the contract the test suite validates every answer against; a recording server checks the
-requests against the same files. They live in the source tree (spec/schemas/, next to this package), which
-an editable install (`make install`) always has; without them the schema check reports that it did not run.
+requests against the same files: spec/schemas/ in a checkout (an editable install), and their copy inside the
+package in a wheel (setup.py). Without them the schema check reports that it did not run.
 """
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ if TYPE_CHECKING:  # jsonschema takes seconds to import: only a recording server
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "spec" / "schemas"
+# an installed wheel carries them in the package (setup.py copies them at build); a checkout has them in spec/schemas
+_PACKAGED, _CHECKOUT = (Path(__file__).resolve().parents[n] / "spec" / "schemas" for n in (1, 2))
+SCHEMA_DIR = _PACKAGED if (_PACKAGED / "a2a-v1.json").is_file() else _CHECKOUT
 V1_FILE, V03_FILE, V03_PROTO_FILE = "a2a-v1.json", "a2a-v0.3.json", "a2a-v0.3-proto.json"
 V03_ID = "urn:a2a:v0.3"  # the vendored 0.3 JSON Schema has no $id (it is byte-for-byte upstream)
 
