@@ -8,7 +8,7 @@ from typing import Any
 
 from blacksheep import Request, Response
 
-from reference_server.bindings.errors import in_version, jsonrpc_error
+from reference_server.bindings.errors import in_version, jsonrpc_error, wire_error
 from reference_server.bindings.faults import answered
 from reference_server.bindings.http import json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
@@ -20,7 +20,6 @@ from reference_server.domain.errors import (
     InvalidRequest,
     MethodNotFound,
     VersionNotSupported,
-    wire_error,
 )
 from reference_server.wire import v03
 from reference_server.wire.catalogue import V0_3, V1_0
