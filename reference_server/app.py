@@ -11,13 +11,14 @@ from collections.abc import Awaitable, Callable, Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from blacksheep import Application, Content, Request, Response, Router
 
+from reference_server.agent.hooks import ProviderFor, ProviderHooks
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
-from reference_server.agent.provider import AskedFault, FaultScript, Provider
+from reference_server.agent.provider import Provider
 from reference_server.agent.session import AgentSession, SessionFactory
 from reference_server.bindings import jsonrpc, push_receiver, requestlog, rest
 from reference_server.bindings.auth import authenticated, caller_of
@@ -46,9 +47,6 @@ log = logging.getLogger("reference_server.app")
 
 EVICTION_INTERVAL_SECONDS = 60.0
 
-ProviderFor = Callable[[Path], Provider]
-
-
 def default_provider_for(settings: Settings) -> ProviderFor:
     """The OpenAI-compatible provider when A2A__Provider__BaseUrl is set, else the scripted provider."""
     if settings.provider_base_url:
@@ -62,21 +60,6 @@ def default_provider_for(settings: Settings) -> ProviderFor:
 
         provider = ScriptedProvider()
     return lambda workspace: provider
-
-
-def fault_lookup(provider_for: ProviderFor) -> Callable[[Path, str, str | None], AskedFault | None]:
-    """How the HTTP edge asks a workspace's script which fault a message wants (only the scripted provider has
-    faults; a provider that cannot be had asks for none, and its run fails as usual)."""
-
-    def lookup(workspace: Path, prompt: str, message_id: str | None) -> AskedFault | None:
-        try:
-            provider = provider_for(workspace)
-        except Exception:
-            return None
-        ask = getattr(provider, "fault_for", None)  # not isinstance(FaultScript): a runtime check costs microseconds
-        return cast(FaultScript, provider).fault_for(prompt, message_id, workspace) if ask is not None else None
-
-    return lookup
 
 
 def create_app(
@@ -111,7 +94,8 @@ def create_app(
     if not settings.enabled:
         return _switched_off(app, outbound)
     provider_for = provider_for or default_provider_for(settings)
-    factory = SessionFactory(provider_for, on_open=on_session_open)
+    hooks = ProviderHooks(provider_for)  # found once, for the HTTP edge's faults and the domain's foresight
+    factory = SessionFactory(provider_for, on_open=on_session_open, hooks=hooks)
     pool = SessionPool(factory, idle_timeout=settings.session_idle_timeout, max_idle=settings.max_idle_sessions,
                        max_bytes=settings.max_session_bytes)
     outbound = outbound or Outbound(allow_private=settings.allow_private_push_urls)
@@ -126,7 +110,7 @@ def create_app(
     # every A2A handler is wrapped in the key check where its route is registered
     guard = authenticated(directory, settings, prepare=_swept_on_first_use())
 
-    faults = Faults(fault_lookup(provider_for))
+    faults = Faults(hooks.fault_for)
 
     def scope_for(request: Request) -> Scope:
         return Scope(service, caller_of(request), base_url(request, settings), settings, faults)

@@ -12,6 +12,7 @@ from typing import Any
 
 from reference_server.agent.a2a_tools import a2a_tools
 from reference_server.agent.conversation import Prompt
+from reference_server.agent.hooks import Foreseer
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.domain.callers import Caller
@@ -96,9 +97,6 @@ def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
 
 async def _no_prompt() -> Prompt:
     return Prompt("")
-
-
-Foreseer = Callable[[Prompt, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
 
 
 def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresight: Foreseer | None,
