@@ -26,7 +26,7 @@ from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.layout import add_caller, caller_entry, callers_file
-from reference_server.platform.changes import notifications_for
+from reference_server.platform.changes import Notifications, notifications_for
 from reference_server.platform.collector import THRESHOLDS, Collector
 from reference_server.platform.heap import Trimmer, fix_mmap_threshold
 from reference_server.platform.outbound import Outbound
@@ -145,10 +145,9 @@ def listenable(host: str, port: int) -> None:
                                 "(A2A__Port), or stop what uses it") from None
 
 
-def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
+def served(settings: Settings, notes: Notifications | None) -> tuple[Path, Workspaces, str | None]:
     """The folder served, the function listing its workspaces, and the demo key (demo workspace only); SettingsError
-    when a folder or the owners file is not there."""
-    notes = notifications_for(settings.file_changes)  # here: notify where the kernel has none stops start-up
+    when a folder or the owners file is not there. notes: the kernel's file notifications (None: stat)."""
     if settings.workspace_root is not None:
         root = settings.workspace_root.resolve()
         if not root.is_dir():
@@ -208,7 +207,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     configure_logging(settings.request_log)
     try:
         listenable(settings.host, settings.port)
-        path, workspaces, key = served(settings)
+        notes = notifications_for(settings.file_changes)  # built once; notify where the kernel has none stops here
+        path, workspaces, key = served(settings, notes)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
@@ -219,7 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
     # pushes go to the watches of the workspace (owner-host mode: of the first owner's workspace listing the watch)
-    app = create_app(settings, workspaces, notifier=notifier, outbound=outbound, on_push=WorkspaceWatches(workspaces))
+    app = create_app(settings, workspaces, notifier=notifier, outbound=outbound, on_push=WorkspaceWatches(workspaces),
+                     notifications=notes)
     print(banner(settings, path, key), flush=True)
     tune_runtime(app)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))

@@ -66,6 +66,7 @@ class ReferenceServer:
         from reference_server.app import create_app
         from reference_server.domain.callers import Workspace
         from reference_server.layout import caller_entry, callers_file, write_callers
+        from reference_server.platform.changes import notifications_for
         from reference_server.serving import uvicorn_options
         from reference_server.settings import Settings
 
@@ -78,7 +79,7 @@ class ReferenceServer:
         except TypeError as error:
             raise ReferenceServerError(f"the A2A reference server did not start: a setting it does not have "
                                        f"({error})") from None
-        self._app = create_app(settings, lambda: [workspace])
+        self._app = create_app(settings, lambda: [workspace], notifications=notifications_for(settings.file_changes))
         config = uvicorn.Config(self._app, host="127.0.0.1", port=self._port, log_level="warning", lifespan="on",
                                 **{**uvicorn_options(settings), "timeout_graceful_shutdown": 2})
         self._server = server = uvicorn.Server(config)
