@@ -75,7 +75,7 @@ def create_app(
     body) receives the pushes to POST /a2a/push/{watchId} (None: every push is 404). outbound is the guarded HTTP
     client for push deliveries and file downloads (tests give one that trusts their test CA); push_sleep is how push
     retries wait (tests record the waits instead of sleeping them). notifications are the kernel's file
-    notifications, built once by the host (platform/changes.notifications_for) and handed in; None: every file is
+    notifications, built once by the host (platform/file_changes.notifications_for) and handed in; None: every file is
     checked by stat on each use.
     """
     app, recorder = _application(settings)

@@ -26,8 +26,9 @@ from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
 from reference_server.layout import add_caller, caller_entry, callers_file
-from reference_server.platform.changes import Notifications, notifications_for
+from reference_server.platform.changes import Notifications
 from reference_server.platform.collector import THRESHOLDS, Collector
+from reference_server.platform.file_changes import notifications_for
 from reference_server.platform.heap import Trimmer, fix_mmap_threshold
 from reference_server.platform.outbound import Outbound
 from reference_server.serving import uvicorn_options

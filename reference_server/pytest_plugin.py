@@ -66,7 +66,7 @@ class ReferenceServer:
         from reference_server.app import create_app
         from reference_server.domain.callers import Workspace
         from reference_server.layout import caller_entry, callers_file, write_callers
-        from reference_server.platform.changes import notifications_for
+        from reference_server.platform.file_changes import notifications_for
         from reference_server.serving import uvicorn_options
         from reference_server.settings import Settings
 

@@ -35,7 +35,7 @@ def test_jobs_run_in_the_order_given_and_a_failure_stops_no_other(caplog: pytest
         while len(lane):
             await asyncio.sleep(0)
 
-    with caplog.at_level(logging.ERROR, logger="reference_server.platform.lane"):
+    with caplog.at_level(logging.ERROR, logger="reference_server.lane"):
         asyncio.run(main())
     assert ran == [0, 1, 2, 3, 4]
     assert "a job failed" in caplog.text

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-log = logging.getLogger("reference_server.platform.disk")
+log = logging.getLogger("reference_server.disk")  # the name its log lines have always had
 
 
 def _yield_to_the_loop() -> None:

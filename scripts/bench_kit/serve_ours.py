@@ -17,7 +17,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
 from reference_server.cli import configure_logging, tune_runtime
 from reference_server.domain.callers import Workspace
-from reference_server.platform.changes import notifications_for
+from reference_server.platform.file_changes import notifications_for
 from reference_server.serving import uvicorn_options
 from reference_server.settings import load_settings
 

@@ -17,7 +17,7 @@ from reference_server.bindings.push_receiver import OnPush
 from reference_server.domain.callers import Workspace
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
-from reference_server.platform.changes import notifications_for
+from reference_server.platform.file_changes import notifications_for
 from reference_server.platform.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings
