@@ -5,11 +5,12 @@ the listed owners under a root; `reference-server a2a` lists a workspace's calle
 from __future__ import annotations
 
 import argparse
+import errno
 import gc
-import json
 import os
 import secrets
 import shutil
+import socket
 import sys
 from collections.abc import Callable, Sequence
 from importlib import resources
@@ -21,13 +22,15 @@ from blacksheep import Application
 from reference_server import admin, console
 from reference_server.agent.notifier import owner_notifier
 from reference_server.app import create_app
-from reference_server.changes import notifications_for
-from reference_server.collector import THRESHOLDS, Collector
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
-from reference_server.heap import Trimmer, fix_mmap_threshold
-from reference_server.outbound import Outbound
+from reference_server.layout import add_caller, caller_entry, callers_file
+from reference_server.platform.changes import Notifications
+from reference_server.platform.collector import THRESHOLDS, Collector
+from reference_server.platform.file_changes import notifications_for
+from reference_server.platform.heap import Trimmer, fix_mmap_threshold
+from reference_server.platform.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
 
@@ -45,16 +48,15 @@ def prepare_demo_workspace(target: Path) -> str:
         source = resources.files("reference_server") / "demo"
         with resources.as_file(source) as folder:
             shutil.copytree(folder, target)
-    callers_file = target / ".volcanic" / "a2a" / "callers.json"
-    for entry in read_callers(callers_file):
+    callers = callers_file(target)
+    for entry in read_callers(callers):
         if entry.name == DEMO_CALLER:
             return entry.key
     key = secrets.token_hex(32)
-    callers_file.parent.mkdir(parents=True, exist_ok=True)
-    existing = json.loads(callers_file.read_text()) if callers_file.exists() else []
-    existing = existing if isinstance(existing, list) else []
-    existing.append({"name": DEMO_CALLER, "key": key, "mode": "isolated", "note": "created by reference-server"})
-    callers_file.write_text(json.dumps(existing, indent=2) + "\n")
+    try:
+        add_caller(callers, caller_entry(DEMO_CALLER, key, "created by reference-server"))
+    except ValueError as error:  # not JSON, or not a list: its owner's content is kept, and the start stops
+        raise SettingsError(f"the demo workspace's callers file cannot take the demo caller: {error}") from None
     return key
 
 
@@ -121,10 +123,32 @@ def tune_runtime(app: Application) -> None:
 Workspaces = Callable[[], Sequence[Workspace]]
 
 
-def served(settings: Settings) -> tuple[Path, Workspaces, str | None]:
+def listenable(host: str, port: int) -> None:
+    """SettingsError, before anything is printed, when the server could not listen there (a busy port, above all);
+    the socket is closed again at once, and uvicorn opens its own."""
+    if port == 0:
+        return  # any free port: nothing to check
+    try:
+        addresses = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except OSError as error:
+        raise SettingsError(f"--host {host} cannot be listened on ({error.strerror}); expected an address of this "
+                            "machine, such as 127.0.0.1") from None
+    family, kind, proto, _, address = addresses[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as uvicorn binds: a TIME_WAIT port is free
+        try:
+            probe.bind(address)
+            probe.listen(1)
+        except OSError as error:
+            busy = error.errno == errno.EADDRINUSE
+            why = "another process listens there" if busy else error.strerror
+            raise SettingsError(f"port {port} on {host} cannot be listened on ({why}); choose another with --port "
+                                "(A2A__Port), or stop what uses it") from None
+
+
+def served(settings: Settings, notes: Notifications | None) -> tuple[Path, Workspaces, str | None]:
     """The folder served, the function listing its workspaces, and the demo key (demo workspace only); SettingsError
-    when a folder or the owners file is not there."""
-    notes = notifications_for(settings.file_changes)  # here: notify where the kernel has none stops start-up
+    when a folder or the owners file is not there. notes: the kernel's file notifications (None: stat)."""
     if settings.workspace_root is not None:
         root = settings.workspace_root.resolve()
         if not root.is_dir():
@@ -183,7 +207,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     configure_logging(settings.request_log)
     try:
-        path, workspaces, key = served(settings)
+        listenable(settings.host, settings.port)
+        notes = notifications_for(settings.file_changes)  # built once; notify where the kernel has none stops here
+        path, workspaces, key = served(settings, notes)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
@@ -194,7 +220,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"reference-server: {error}", file=sys.stderr)
         return 2
     # pushes go to the watches of the workspace (owner-host mode: of the first owner's workspace listing the watch)
-    app = create_app(settings, workspaces, notifier=notifier, outbound=outbound, on_push=WorkspaceWatches(workspaces))
+    app = create_app(settings, workspaces, notifier=notifier, outbound=outbound, on_push=WorkspaceWatches(workspaces),
+                     notifications=notes)
     print(banner(settings, path, key), flush=True)
     tune_runtime(app)
     uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))

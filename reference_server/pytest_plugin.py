@@ -65,13 +65,13 @@ class ReferenceServer:
 
         from reference_server.app import create_app
         from reference_server.domain.callers import Workspace
+        from reference_server.layout import caller_entry, callers_file, write_callers
+        from reference_server.platform.file_changes import notifications_for
         from reference_server.serving import uvicorn_options
         from reference_server.settings import Settings
 
-        a2a = self.workspace / ".volcanic" / "a2a"
-        a2a.mkdir(parents=True, exist_ok=True)
-        (a2a / "callers.json").write_text(json.dumps([{"name": CALLER, "key": self.key, "mode": "isolated",
-                                                       "note": "made by the pytest plugin"}]))
+        write_callers(callers_file(self.workspace),
+                             [caller_entry(CALLER, self.key, "made by the pytest plugin")])
         workspace = Workspace(self.workspace, owner_id="owner", scope_prefix="pytest")
         try:
             settings = Settings(**{"allow_private_push_urls": True, "request_log": "off", **self._settings,
@@ -79,7 +79,7 @@ class ReferenceServer:
         except TypeError as error:
             raise ReferenceServerError(f"the A2A reference server did not start: a setting it does not have "
                                        f"({error})") from None
-        self._app = create_app(settings, lambda: [workspace])
+        self._app = create_app(settings, lambda: [workspace], notifications=notifications_for(settings.file_changes))
         config = uvicorn.Config(self._app, host="127.0.0.1", port=self._port, log_level="warning", lifespan="on",
                                 **{**uvicorn_options(settings), "timeout_graceful_shutdown": 2})
         self._server = server = uvicorn.Server(config)
@@ -125,7 +125,9 @@ class ReferenceServer:
     def set_script(self, script: dict[str, Any] | str | None) -> None:
         """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
         dict or JSON text; None goes back to the default script."""
-        path = self.workspace / ".volcanic" / "a2a" / "script.json"
+        from reference_server.layout import script_file
+
+        path = script_file(self.workspace)
         if script is None:
             path.unlink(missing_ok=True)
             return

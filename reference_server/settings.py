@@ -329,7 +329,12 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reference-server",
         description="The A2A 1.0 reference server (with 0.3 compatibility). "
         "Every flag can also be set as an A2A__<Key> environment variable.",
+        epilog="Other commands: `reference-server a2a` shows a workspace's callers and last tasks; "
+        "`reference-server report DIR` writes the client report of exchanges recorded with --record.",
     )
+    from reference_server import __version__
+
+    parser.add_argument("--version", action="version", version=f"reference-server {__version__}")
     for key in KEYS:
         if key.parse is _parse_bool:  # a switch: given alone it means true (`--hybrid-card`), or takes its value
             parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", nargs="?", const="true",

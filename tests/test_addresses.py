@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from reference_server.addresses import is_blocked_address, url_problem
+from reference_server.platform.addresses import is_blocked_address, url_problem
 
 # --- is_blocked_address ---
 

@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 from support.kernel import Refusing, queue_limit
 
-from reference_server import changes
-from reference_server.changes import Notifications
+from reference_server.platform import changes, file_changes
+from reference_server.platform.changes import Notifications
 from reference_server.settings import SettingsError
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify is Linux's")
@@ -274,7 +274,7 @@ def test_the_kernel_itself_refuses_a_watch_past_its_limit(tmp_path: Path) -> Non
         from pathlib import Path
         logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(message)s")
         Path("/proc/sys/user/max_inotify_watches").write_text("3")
-        from reference_server.changes import Notifications
+        from reference_server.platform.changes import Notifications
         notes = Notifications()
         root = Path({str(tmp_path)!r})
         for owner in ("alice", "bob"):
@@ -319,10 +319,10 @@ def test_notify_where_the_kernel_has_none_stops_start_up_and_auto_falls_back_to_
     def no_inotify() -> Notifications:
         raise OSError(errno.ENOSYS, "Function not implemented")
 
-    monkeypatch.setattr(changes, "shared", no_inotify)  # as on macOS, or with no inotify instance left
+    monkeypatch.setattr(file_changes, "shared", no_inotify)  # as on macOS, or with no inotify instance left
     with pytest.raises(SettingsError, match=r"A2A__FileChanges \(--file-changes\) is notify, but the kernel gives no"):
-        changes.notifications_for("notify")
+        file_changes.notifications_for("notify")
     caplog.set_level(logging.INFO)
-    assert changes.notifications_for("auto") is None
+    assert file_changes.notifications_for("auto") is None
     assert any("checked by stat" in r.getMessage() for r in caplog.records)
-    assert changes.notifications_for("stat") is None
+    assert file_changes.notifications_for("stat") is None

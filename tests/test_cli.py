@@ -17,6 +17,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from reference_server.cli import prepare_demo_workspace
+from reference_server.settings import SettingsError
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -155,6 +158,50 @@ def test_a_bad_setting_stops_start_up_with_a_message(tmp_path: Path) -> None:
                             capture_output=True, text=True, timeout=30, cwd=tmp_path)
     assert result.returncode == 2
     assert "--port has the value 'eighty'; expected a port number 0-65535" in result.stderr
+
+
+def test_a_busy_port_stops_the_start_with_one_sentence_before_any_key(tmp_path: Path) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        port = busy.getsockname()[1]
+        result = subprocess.run([sys.executable, "-m", "reference_server", "--port", str(port)],
+                                capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""  # no banner, no key
+    assert result.stderr == (f"reference-server: port {port} on 127.0.0.1 cannot be listened on (another process "
+                             "listens there); choose another with --port (A2A__Port), or stop what uses it\n")
+
+
+def test_version_and_help_name_the_command_and_its_other_commands() -> None:
+    version = subprocess.run([sys.executable, "-m", "reference_server", "--version"],
+                             capture_output=True, text=True, timeout=30)
+    assert version.returncode == 0 and re.fullmatch(r"reference-server \d+\.\d+\.\d+\S*\n", version.stdout)
+    usage = subprocess.run([sys.executable, "-m", "reference_server", "--help"], capture_output=True, text=True,
+                           timeout=30)
+    assert "reference-server a2a" in usage.stdout and "reference-server report DIR" in usage.stdout
+
+
+def test_a_demo_callers_file_that_is_not_a_list_is_kept_and_the_start_stops(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    callers = demo / ".volcanic" / "a2a" / "callers.json"
+    callers.parent.mkdir(parents=True)
+    callers.write_text('{"name": "mine", "key": "k_mine_written_by_hand"}')  # an object, not a list
+    with pytest.raises(SettingsError, match=r"callers\.json is not a JSON list of callers; mend it by hand"):
+        prepare_demo_workspace(demo)
+    assert callers.read_text() == '{"name": "mine", "key": "k_mine_written_by_hand"}'
+
+
+def test_the_demo_caller_is_added_after_the_callers_already_there(tmp_path: Path) -> None:
+    demo = tmp_path / "demo"
+    callers = demo / ".volcanic" / "a2a" / "callers.json"
+    callers.parent.mkdir(parents=True)
+    callers.write_text(json.dumps([{"name": "mine", "key": "k_mine_written_by_hand"}]))
+    key = prepare_demo_workspace(demo)
+    entries = json.loads(callers.read_text())
+    assert [e["name"] for e in entries] == ["mine", "demo"] and entries[1]["key"] == key
+    assert prepare_demo_workspace(demo) == key  # found again, not added twice
+    assert len(json.loads(callers.read_text())) == 2
 
 
 def _owner(root: Path, owner: str, key: str, card_name: str) -> None:

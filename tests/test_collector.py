@@ -7,7 +7,7 @@ import gc
 
 import pytest
 
-from reference_server.collector import Collector
+from reference_server.platform.collector import Collector
 
 
 class Counts:

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from reference_server import disk
+from reference_server.platform import disk
 
 
 def test_writes_to_one_file_land_in_the_order_asked(tmp_path: Path) -> None:

@@ -7,8 +7,8 @@ import threading
 
 import pytest
 
-from reference_server import heap
-from reference_server.heap import Trimmer
+from reference_server.platform import heap
+from reference_server.platform.heap import Trimmer
 
 
 class Heap:

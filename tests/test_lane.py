@@ -7,7 +7,7 @@ import logging
 
 import pytest
 
-from reference_server.lane import Lane
+from reference_server.platform.lane import Lane
 
 
 class Clock:

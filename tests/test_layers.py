@@ -9,9 +9,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reference_server"
 
 # lowest first; a module may import from its own layer and the layers below (docs/architecture.md)
 LAYERS: list[set[str]] = [
-    {"reference_server", "reference_server.settings", "reference_server.disk", "reference_server.addresses",
-     "reference_server.outbound", "reference_server.lane", "reference_server.collector", "reference_server.heap",
-     "reference_server.inotify", "reference_server.changes"},
+    {"reference_server", "reference_server.settings", "reference_server.platform"},
+    {"reference_server.layout"},
     {"reference_server.agent"},
     {"reference_server.domain"},
     {"reference_server.wire", "reference_server.discovery"},
@@ -63,6 +62,13 @@ def test_the_domain_knows_nothing_of_the_wire_or_the_cards() -> None:
     assert domain, "the domain package was not found"
     assert [f"{m} -> {t}" for m, targets in domain.items() for t in targets
             if t.startswith(("reference_server.wire", "reference_server.discovery", "reference_server.bindings"))] == []
+
+
+def test_the_platform_knows_nothing_of_a2a() -> None:
+    platform = {m: t for m, t in graph().items() if m.startswith("reference_server.platform")}
+    assert len(platform) > 5, "the platform package was not found"
+    assert [f"{m} -> {t}" for m, targets in platform.items() for t in targets
+            if not t.startswith(("reference_server.platform", "reference_server.settings"))] == []
 
 
 def test_there_are_no_import_cycles() -> None:

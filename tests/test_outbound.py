@@ -19,7 +19,7 @@ from typing import TypeVar
 import pytest
 import trustme
 
-from reference_server.outbound import Download, Outbound, OutboundError
+from reference_server.platform.outbound import Download, Outbound, OutboundError
 
 T = TypeVar("T")
 TIMEOUT = 20.0  # a hung test fails instead of hanging the suite

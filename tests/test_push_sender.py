@@ -13,7 +13,7 @@ import pytest
 from reference_server.bindings.push_sender import HttpPushSender
 from reference_server.domain.model import AuthenticationInfo, PushConfig, Task, TaskState, TaskStatus
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import Download, Outbound, OutboundError
+from reference_server.platform.outbound import Download, Outbound, OutboundError
 
 
 class FakeOutbound(Outbound):

@@ -18,9 +18,9 @@ import httpx
 import pytest
 from support.live import LiveServer, settings_for
 
-from reference_server.disk import THREADS
 from reference_server.domain.callers import Workspace
 from reference_server.domain.task_store import TaskStore
+from reference_server.platform.disk import THREADS
 from reference_server.serving import HeadersWithBody
 
 KEY = "k_slow-client-test"

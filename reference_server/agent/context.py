@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from reference_server.disk import StatCache
+from reference_server.platform.disk import StatCache
 
 PREAMBLE = (
     "You are the assistant of this workspace. File tools take paths relative to the workspace; "

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.agent.conversation import as_written
-from reference_server.disk import WRITER
+from reference_server.platform.disk import WRITER
 
 log = logging.getLogger(__name__)
 

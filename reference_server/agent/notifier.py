@@ -8,8 +8,8 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from reference_server.addresses import url_refusal
-from reference_server.outbound import Outbound, OutboundError
+from reference_server.platform.addresses import url_refusal
+from reference_server.platform.outbound import Outbound, OutboundError
 from reference_server.settings import Settings, SettingsError
 
 log = logging.getLogger("reference_server.owner")

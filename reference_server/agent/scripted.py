@@ -34,10 +34,11 @@ from reference_server.agent.script import (
     Step,
     parse_script,
 )
-from reference_server.disk import StatCache
+from reference_server.layout import SCRIPT
+from reference_server.platform.disk import StatCache
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
-WORKSPACE_SCRIPT = Path(".volcanic") / "a2a" / "script.json"
+WORKSPACE_SCRIPT = SCRIPT
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _FRAMING = "[A2A message from"
 

@@ -7,7 +7,7 @@ import logging
 import re
 from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from reference_server.agent.bus import EventBus
 from reference_server.agent.context import system_prompt
@@ -34,9 +34,9 @@ from reference_server.agent.events import (
     bus_name,
     bus_payload,
 )
+from reference_server.agent.hooks import Foreseer, ProviderHooks
 from reference_server.agent.journal import Journal
 from reference_server.agent.provider import (
-    Foresight,
     Provider,
     ProviderError,
     ProviderRequest,
@@ -44,7 +44,8 @@ from reference_server.agent.provider import (
     ToolCall,
 )
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
-from reference_server.disk import off_loop
+from reference_server.layout import session_file as session_file_of
+from reference_server.platform.disk import off_loop
 
 log = logging.getLogger(__name__)
 
@@ -274,31 +275,22 @@ class SessionFactory:
 
     def __init__(self, provider_for: Callable[[Path], Provider], *,
                  base_tools: Callable[[Path], list[Tool]] = workspace_tools,
-                 on_open: Callable[[AgentSession], None] | None = None) -> None:
+                 on_open: Callable[[AgentSession], None] | None = None, hooks: ProviderHooks | None = None) -> None:
         self._provider_for = provider_for
+        self.hooks = hooks or ProviderHooks(provider_for)  # shared with the HTTP edge's faults when given
         self._base_tools = base_tools
         self._on_open = on_open
 
-    def foresight(self, workspace: Path) -> Callable[[Prompt, str | None], bool] | None:
-        """How to ask, before a run, whether the run of a prompt (and message id) in workspace will answer with one
-        message and nothing else; None when its provider cannot tell (only the scripted one can)."""
-        try:
-            provider = self._provider_for(workspace)
-        except Exception:
-            return None  # no session can be opened either: the run fails then, and says why in the log
-        # the method, not isinstance(provider, Foresight): a runtime protocol check costs microseconds per request
-        if not hasattr(provider, "answers_with_message"):
-            return None
-        seer = cast(Foresight, provider)
-        # the provider sees a user message's content (the prompt's text; its preamble beside it)
-        return lambda prompt, message_id: seer.answers_with_message(prompt.text, message_id, workspace)
+    def foresight(self, workspace: Path) -> Foreseer | None:
+        """ProviderHooks.foresight of this factory's providers (agent/hooks.py)."""
+        return self.hooks.foresight(workspace)
 
     def open(self, scope: str, workspace: Path) -> AgentSession:
         if not _SCOPE.fullmatch(scope):
             raise ValueError(f"scope {scope!r} cannot name a session file")
-        session_file = workspace / ".volcanic" / "sessions" / f"{scope}.jsonl"
+        history = session_file_of(workspace, scope)
         session = AgentSession(scope, workspace, self._provider_for(workspace),
-                               tools=self._base_tools(workspace), session_file=session_file)
+                               tools=self._base_tools(workspace), session_file=history)
         if self._on_open is not None:
             # design "Components": extensions attach to a new session, e.g. to read a2a.inbound on its bus
             self._on_open(session)

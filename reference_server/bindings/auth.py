@@ -69,12 +69,12 @@ def caller_of(request: Request) -> Caller:
 
 
 def authenticated(directory: CallerDirectory, settings: Settings,
-                  prepare: Callable[[Caller], Awaitable[None]] | None = None) -> Callable[[Handler, str], Handler]:
+                  prepare: Callable[[Caller], Awaitable[None]]) -> Callable[[Handler, str], Handler]:
     """The guard of every A2A handler: guard(handler, binding) resolves the caller before handler runs.
 
     It wraps handlers when routes are registered, so whatever path the router matched (its matching ignores
     case), a handler of an A2A route never runs without a caller; callers.json is checked on every request.
-    prepare(caller), when given, is awaited before the handler (the app readies the caller's workspace).
+    prepare(caller) is awaited before the handler (the app readies the caller's workspace).
     """
 
     def guard(handler: Handler, binding: str) -> Handler:
@@ -86,8 +86,7 @@ def authenticated(directory: CallerDirectory, settings: Settings,
                 return await _refuse(request, binding, found.message, settings)
             requestlog.note_caller(found.owner_id, found.name)
             cast(dict[str, Any], request.scope)[CALLER_KEY] = found
-            if prepare is not None:
-                await prepare(found)
+            await prepare(found)
             return await handler(request)
 
         return guarded

@@ -14,9 +14,10 @@ from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
 from reference_server.bindings.requestlog import note_version
-from reference_server.disk import ON_GONE
 from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
+from reference_server.platform.disk import ON_GONE
 from reference_server.settings import Settings
+from reference_server.wire.catalogue import V0_3, V1_0
 
 T = TypeVar("T")
 
@@ -25,9 +26,7 @@ JSON = b"application/json"
 
 log = logging.getLogger("reference_server.http")
 
-V1_0 = "1.0"
-V0_3 = "0.3"
-SUPPORTED_VERSIONS = (V1_0, V0_3)
+SUPPORTED_VERSIONS = (V1_0, V0_3)  # the versions of the catalogue (wire/catalogue.py)
 _VERSION = re.compile(r"^(\d{1,9})\.(\d{1,9})(?:\.\d{1,9})?$")  # bounded: int() of 4,301 digits raises
 
 

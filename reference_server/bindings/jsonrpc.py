@@ -8,9 +8,9 @@ from typing import Any
 
 from blacksheep import Request, Response
 
-from reference_server.bindings.errors import jsonrpc_error, renamed_fields
+from reference_server.bindings.errors import in_version, jsonrpc_error, wire_error
 from reference_server.bindings.faults import answered
-from reference_server.bindings.http import V0_3, V1_0, json_response, read_json, requested_version, unless_gone
+from reference_server.bindings.http import json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import one_event_stream, stream_response
@@ -20,9 +20,9 @@ from reference_server.domain.errors import (
     InvalidRequest,
     MethodNotFound,
     VersionNotSupported,
-    wire_error,
 )
 from reference_server.wire import v03
+from reference_server.wire.catalogue import V0_3, V1_0
 
 _TABLES = {V1_0: V1_OPERATIONS, V0_3: V03_OPERATIONS}
 
@@ -56,7 +56,7 @@ async def handle(request: Request, scope: Scope) -> Response:
         return await answered(request, scope.faults, scope.caller, params, False, respond,
                               _refuse(request_id, version))
     except A2AError as error:
-        return error_response(_in_version(error, version), request_id)
+        return error_response(in_version(error, version, v03.field_path), request_id)
 
 
 async def _stream(request: Request, scope: Scope, operation: Operation, raw_params: Any, request_id: Any,
@@ -81,17 +81,13 @@ async def _stream(request: Request, scope: Scope, operation: Operation, raw_para
     except A2AError as error:
         if version != V0_3:
             raise
-        return one_event_stream(jsonrpc_error(_in_version(error, version), request_id))
+        return one_event_stream(jsonrpc_error(in_version(error, version, v03.field_path), request_id))
 
 
 def _refuse(request_id: Any, version: str) -> Callable[[A2AError], Response]:
     """A refusal a fault asks for: a plain JSON-RPC error with its HTTP status, in every version (an HTTP answer,
     so a 0.3 stream gets it as one too)."""
-    return lambda error: error_response(_in_version(error, version), request_id)
-
-
-def _in_version(error: A2AError, version: str) -> A2AError:
-    return renamed_fields(error, v03.field_path) if version == V0_3 else error
+    return lambda error: error_response(in_version(error, version, v03.field_path), request_id)
 
 
 async def not_posted(request: Request) -> Response:

@@ -1,4 +1,5 @@
-"""The operation tables of the bindings: per A2A version and wire format, how to decode, call and encode each one."""
+"""Each operation's handler, per A2A version and wire format: how to decode, call and encode it. The operations and
+their names are the catalogue's (wire/catalogue.py); tests/test_catalogue.py keeps these tables equal to it."""
 
 from __future__ import annotations
 

@@ -18,14 +18,15 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
-from reference_server.bindings.http import V0_3, V1_0, dumps
+from reference_server.bindings.http import dumps
 from reference_server.bindings.push_receiver import TOKEN_HEADER
 from reference_server.domain.model import PushConfig, Task
 from reference_server.domain.task_store import StoredTask
-from reference_server.outbound import Outbound, OutboundError
+from reference_server.platform.addresses import host_of
+from reference_server.platform.outbound import Outbound, OutboundError
 from reference_server.wire import v03, v1
+from reference_server.wire.catalogue import V0_3, V1_0
 
 log = logging.getLogger("reference_server.push")
 
@@ -101,7 +102,7 @@ class HttpPushSender:
             reason = f"HTTP {status}" + (" (redirects are not followed)" if 300 <= status < 400 else "")
         # design: after the last attempt, one log line (the host only: a URL's path or query may hold a secret)
         log.warning("push for task %s (%s, config %s) to %s dropped after %d attempts: %s", push.task_id,
-                    push.state, push.config_id, urlsplit(push.url).hostname, len(self._waits) + 1, reason)
+                    push.state, push.config_id, host_of(push.url), len(self._waits) + 1, reason)
 
 
 def _push_for(task: Task, config: PushConfig, bodies: dict[str, bytes]) -> _Push:

@@ -1,20 +1,17 @@
-"""HTTP+JSON binding under /a2a/v1: one table of (verb, path) routes onto the A2A 1.0 and 0.3 operations (§11)."""
+"""HTTP+JSON binding under /a2a/v1: the catalogue's (verb, path) routes onto the A2A 1.0 and 0.3 operations (§11)."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
 from typing import Any
 
 from blacksheep import Request, Response, Route, Router
 
-from reference_server.bindings.errors import renamed_fields, rest_error
+from reference_server.bindings.errors import in_version, rest_error
 from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
     A2A_JSON,
     JSON,
-    V0_3,
-    V1_0,
     json_response,
     read_json,
     requested_version,
@@ -31,6 +28,7 @@ from reference_server.domain.errors import (
 )
 from reference_server.settings import Settings
 from reference_server.wire import v03_rest, v1
+from reference_server.wire.catalogue import ROUTES, V0_3, V1_0, RestRoute
 
 # 1.0: the interface URL is <base>/a2a/v1 and the paths have no prefix (§11.3); 0.3: the interface URL is
 # <base>/a2a and the 0.3 proto's paths begin with /v1. Same paths, told apart by A2A-Version (missing = 0.3).
@@ -38,36 +36,6 @@ PREFIX = "/a2a/v1"
 # a path segment without ':' so that `{id}` never swallows `abc:cancel` (stack notes §1.2)
 Route.value_patterns["seg"] = r"[^:/]+"
 
-
-@dataclass(frozen=True)
-class RestRoute:
-    verb: str
-    path: str
-    params: str  # "body" (POST body, `body: "*"`), "query" (GET/DELETE query string)
-    v1: str | None  # the A2A 1.0 operation (a2a.proto), None on a 0.3-only route
-    v03: str | None  # the A2A 0.3 operation (the 0.3 proto's rpc name), None on a 1.0-only route
-
-
-ROUTES: tuple[RestRoute, ...] = (
-    RestRoute("POST", "/message:send", "body", "SendMessage", "SendMessage"),
-    RestRoute("POST", "/message:stream", "body", "SendStreamingMessage", "SendStreamingMessage"),
-    RestRoute("POST", "/tasks/{seg:id}:cancel", "body", "CancelTask", "CancelTask"),
-    # A2A DIGEST §3 A2: the proto says GET, the spec text POST; accept both (0.3: the Python SDK POSTs, JS GETs)
-    RestRoute("GET", "/tasks/{seg:id}:subscribe", "query", "SubscribeToTask", "TaskSubscription"),
-    RestRoute("POST", "/tasks/{seg:id}:subscribe", "body", "SubscribeToTask", "TaskSubscription"),
-    RestRoute("GET", "/tasks/{seg:id}", "query", "GetTask", "GetTask"),
-    RestRoute("GET", "/tasks", "query", "ListTasks", None),  # 0.3 lists it in a table only, not in its proto
-    RestRoute("POST", "/tasks/{seg:taskId}/pushNotificationConfigs", "body", "CreateTaskPushNotificationConfig",
-              "CreateTaskPushNotificationConfig"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
-              "GetTaskPushNotificationConfig", "GetTaskPushNotificationConfig"),
-    RestRoute("GET", "/tasks/{seg:taskId}/pushNotificationConfigs", "query", "ListTaskPushNotificationConfigs",
-              "ListTaskPushNotificationConfig"),
-    RestRoute("DELETE", "/tasks/{seg:taskId}/pushNotificationConfigs/{seg:id}", "query",
-              "DeleteTaskPushNotificationConfig", "DeleteTaskPushNotificationConfig"),
-    RestRoute("GET", "/extendedAgentCard", "query", "GetExtendedAgentCard", None),
-    RestRoute("GET", "/card", "query", None, "GetAgentCard"),
-)
 
 # decoders that read a REST query string (every value a string) instead of a JSON body
 _QUERY_DECODERS: dict[str, Callable[[Any], Any]] = {
@@ -105,7 +73,7 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                     return await stream_response(
                         request, operation.call(scope, params),
                         lambda event: operation.encode(event, params),
-                        lambda error: rest_error(_in_version(error, version))[1],
+                        lambda error: rest_error(in_version(error, version, v03_rest.field_path))[1],
                         scope.service.lane,
                         scope.settings,
                     )
@@ -114,11 +82,11 @@ def _handler(route: RestRoute, scope_for: ScopeFor) -> Callable[[Request], Await
                 return json_response(operation.encode(result, params), 200, _CONTENT_TYPES[version])
 
             def refuse(error: A2AError) -> Response:
-                return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+                return error_response(in_version(error, version, v03_rest.field_path), _CONTENT_TYPES[version])
 
             return await answered(request, scope.faults, scope.caller, params, operation.streaming, respond, refuse)
         except A2AError as error:
-            return error_response(_in_version(error, version), _CONTENT_TYPES[version])
+            return error_response(in_version(error, version, v03_rest.field_path), _CONTENT_TYPES[version])
 
     return handle
 
@@ -141,10 +109,6 @@ def _operation(route: RestRoute, version: str, request: Request) -> tuple[Callab
         f"send the header A2A-Version: {other}{missing}",
         metadata={"requestedVersion": version, "operation": name},
     )
-
-
-def _in_version(error: A2AError, version: str) -> A2AError:
-    return renamed_fields(error, v03_rest.field_path) if version == V0_3 else error
 
 
 def error_response(error: A2AError, content_type: bytes = A2A_JSON) -> Response:

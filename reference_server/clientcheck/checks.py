@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from reference_server.bindings.http import SUPPORTED_VERSIONS, V0_3, V1_0, major_minor
+from reference_server.bindings.http import SUPPORTED_VERSIONS, major_minor
 from reference_server.clientcheck import schemas, shapes
 from reference_server.clientcheck.exchange import (
     CARD,
@@ -25,6 +25,7 @@ from reference_server.clientcheck.exchange import (
     Call,
     Exchange,
 )
+from reference_server.wire.catalogue import PAGED, SENDS, V0_3, V1_0
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError
@@ -328,7 +329,7 @@ def _typed_query(params: Any, ref: str) -> Any:
 
 
 def _message_id(call: Call, exchange: Exchange, state: CallerState) -> list[Violation]:
-    if call.operation not in ("SendMessage", "SendStreamingMessage") or not isinstance(call.params, dict):
+    if call.operation not in SENDS or not isinstance(call.params, dict):
         return []
     message = call.params.get("message", call.params.get("request"))
     if not isinstance(message, dict):
@@ -360,7 +361,7 @@ def uses(call: Call) -> Iterable[str]:
     if configuration.get("returnImmediately") is True or configuration.get("blocking") is False or (
             proto_03 and not configuration.get("blocking")):
         yield "returnImmediately"
-    if operation in ("ListTasks", "ListTaskPushNotificationConfigs") and params.get("pageToken"):
+    if operation in PAGED and params.get("pageToken"):
         yield "cursorPaging"
     if operation == "SubscribeToTask":
         yield "subscribe"

@@ -7,11 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
-from reference_server.bindings.http import SUPPORTED_VERSIONS, V0_3, V1_0, major_minor, parse_json
-from reference_server.bindings.operations import V03_OPERATIONS, V03_REST_OPERATIONS, V1_OPERATIONS
-from reference_server.bindings.rest import PREFIX, ROUTES, RestRoute
+from reference_server.bindings.http import SUPPORTED_VERSIONS, major_minor, parse_json
+from reference_server.bindings.rest import PREFIX
 from reference_server.domain.errors import ParseError
 from reference_server.settings import Settings
+from reference_server.wire import catalogue
+from reference_server.wire.catalogue import ROUTES, V0_3, V1_0, RestRoute
 
 JSONRPC = "jsonrpc"
 REST = "rest"
@@ -21,26 +22,11 @@ CARD_PATH = "/.well-known/agent-card.json"
 PUSH_RECEIVER_PREFIX = "/a2a/push/"  # pushes from other agents, not a client's calls: never recorded
 
 # The operations by their A2A 1.0 names (a2a.proto), the rows of the coverage matrix, in the spec's order (§5.3).
-OPERATIONS: tuple[str, ...] = tuple(V1_OPERATIONS)
-# the 1.0 operation each 0.3 method is (DIGEST §3); a test keeps these keys equal to the bindings' tables
-V03_JSONRPC_NAMES: dict[str, str] = {
-    "message/send": "SendMessage",
-    "message/stream": "SendStreamingMessage",
-    "tasks/get": "GetTask",
-    "tasks/cancel": "CancelTask",
-    "tasks/resubscribe": "SubscribeToTask",
-    "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
-    "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
-    "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
-    "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
-    "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
-}
-V03_REST_NAMES: dict[str, str] = {name: name for name in V03_REST_OPERATIONS} | {
-    "TaskSubscription": "SubscribeToTask",
-    "ListTaskPushNotificationConfig": "ListTaskPushNotificationConfigs",
-    "GetAgentCard": "GetExtendedAgentCard",
-}
-NOT_IN_V03 = frozenset({"ListTasks"})  # 0.3 has no ListTasks on either binding (DIGEST §3)
+OPERATIONS: tuple[str, ...] = catalogue.NAMES
+# the 1.0 operation each 0.3 JSON-RPC method and each 0.3 proto rpc is (DIGEST §3)
+V03_JSONRPC_NAMES: dict[str, str] = {method: op.name for method, op in catalogue.V03_METHODS.items()}
+V03_REST_NAMES: dict[str, str] = {rpc: op.name for rpc, op in catalogue.V03_REST_NAMES.items()}
+NOT_IN_V03 = catalogue.NOT_IN_V03  # 0.3 has no ListTasks on either binding (DIGEST §3)
 
 
 class _Marker:
@@ -99,9 +85,9 @@ class Call:
         if self.operation is not None or self.version is None:
             return None
         if self.binding == JSONRPC:
-            if self.wire_name in V1_OPERATIONS and self.version == V0_3:
+            if self.wire_name in catalogue.BY_NAME and self.version == V0_3:
                 return V1_0
-            if self.wire_name in V03_OPERATIONS and self.version == V1_0:
+            if self.wire_name in catalogue.V03_METHODS and self.version == V1_0:
                 return V0_3
         if self.route is not None:
             return V1_0 if self.route.v1 is not None else V0_3
@@ -166,7 +152,7 @@ def _jsonrpc(call: Call) -> None:
         return
     call.wire_name = method = payload["method"]
     call.params = payload.get("params", {})
-    if call.version == V1_0 and method in V1_OPERATIONS:
+    if call.version == V1_0 and method in catalogue.BY_NAME:
         call.operation = method
     elif call.version == V0_3 and method in V03_JSONRPC_NAMES:
         call.operation = V03_JSONRPC_NAMES[method]

@@ -1,8 +1,8 @@
 """The request schemas of each A2A version and binding, from spec/schemas/ (read once, offline).
 
 The schemas are the contract the test suite validates every answer against; a recording server checks the
-requests against the same files. They live in the source tree (spec/schemas/, next to this package), which
-an editable install (`make install`) always has; without them the schema check reports that it did not run.
+requests against the same files: spec/schemas/ in a checkout (an editable install), and their copy inside the
+package in a wheel (setup.py). Without them the schema check reports that it did not run.
 """
 
 from __future__ import annotations
@@ -12,48 +12,24 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_server.bindings.http import V0_3, V1_0
+from reference_server.wire.catalogue import CATALOGUE, V0_3, V1_0
 
 if TYPE_CHECKING:  # jsonschema takes seconds to import: only a recording server pays for it, on first use
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
-SCHEMA_DIR = Path(__file__).resolve().parents[2] / "spec" / "schemas"
+# an installed wheel carries them in the package (setup.py copies them at build); a checkout has them in spec/schemas
+_PACKAGED, _CHECKOUT = (Path(__file__).resolve().parents[n] / "spec" / "schemas" for n in (1, 2))
+SCHEMA_DIR = _PACKAGED if (_PACKAGED / "a2a-v1.json").is_file() else _CHECKOUT
 V1_FILE, V03_FILE, V03_PROTO_FILE = "a2a-v1.json", "a2a-v0.3.json", "a2a-v0.3-proto.json"
 V03_ID = "urn:a2a:v0.3"  # the vendored 0.3 JSON Schema has no $id (it is byte-for-byte upstream)
 
-# A2A 1.0, both bindings: the request message of each operation (a2a.proto; §5.3)
-V1_REQUESTS: dict[str, str] = {
-    "SendMessage": "SendMessageRequest",
-    "SendStreamingMessage": "SendMessageRequest",
-    "GetTask": "GetTaskRequest",
-    "ListTasks": "ListTasksRequest",
-    "CancelTask": "CancelTaskRequest",
-    "SubscribeToTask": "SubscribeToTaskRequest",
-    "CreateTaskPushNotificationConfig": "TaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfigRequest",
-    "ListTaskPushNotificationConfigs": "ListTaskPushNotificationConfigsRequest",
-    "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfigRequest",
-    "GetExtendedAgentCard": "GetExtendedAgentCardRequest",
-}
+# the request definitions of each version and binding, from the catalogue (wire/catalogue.py)
+V1_REQUESTS: dict[str, str] = {op.name: op.request for op in CATALOGUE}  # A2A 1.0, both bindings (a2a.proto)
 # A2A 0.3 JSON-RPC: the JSON-RPC request definition of each method, whose `params` are checked
-V03_REQUESTS: dict[str, str] = {
-    "message/send": "SendMessageRequest",
-    "message/stream": "SendStreamingMessageRequest",
-    "tasks/get": "GetTaskRequest",
-    "tasks/cancel": "CancelTaskRequest",
-    "tasks/resubscribe": "TaskResubscriptionRequest",
-    "tasks/pushNotificationConfig/set": "SetTaskPushNotificationConfigRequest",
-    "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfigRequest",
-    "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigRequest",
-    "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfigRequest",
-}
+V03_REQUESTS: dict[str, str] = {op.v03_method: op.v03_request for op in CATALOGUE if op.v03_method and op.v03_request}
 # A2A 0.3 HTTP+JSON: the bodies that are a 0.3 proto request message (the other routes carry only path ids)
-V03_REST_BODIES: dict[str, str] = {
-    "SendMessage": "SendMessageRequest",
-    "SendStreamingMessage": "SendMessageRequest",
-    "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfigRequest",
-}
+V03_REST_BODIES: dict[str, str] = {op.name: op.v03_rest_body for op in CATALOGUE if op.v03_rest_body}
 
 
 def request_ref(binding: str, version: str, operation: str, method: str, body: Any = None) -> str | None:

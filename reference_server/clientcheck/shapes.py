@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reference_server.bindings.http import V0_3, V1_0
+from reference_server.wire.catalogue import SENDS, V0_3, V1_0
 
 Finding = tuple[str, str, str, str | None]  # (check, path, message, the version the name belongs to)
 FREE_FORM = frozenset({"metadata", "data"})  # values the client owns: never walked
@@ -55,7 +55,7 @@ def _other(path: str, message: str, belongs_to: str | None) -> Finding:
 
 
 def _v1(operation: str, params: Mapping[str, Any]) -> Iterator[Finding]:
-    if operation in ("SendMessage", "SendStreamingMessage"):
+    if operation in SENDS:
         if "request" in params:
             yield _other("request", "`request` is the 0.3 proto's name (0.3 HTTP+JSON); A2A 1.0 calls it `message`",
                          V0_3)
@@ -147,7 +147,7 @@ def _enum(value: Any, path: str, names: tuple[str, ...], other: tuple[str, ...],
 
 
 def _v03_jsonrpc(operation: str, params: Mapping[str, Any]) -> Iterator[Finding]:
-    if operation in ("SendMessage", "SendStreamingMessage"):
+    if operation in SENDS:
         if isinstance(message := params.get("message"), Mapping):
             if "role" in message:
                 yield from _enum(message["role"], "message.role", V03_ROLES, V1_ROLES, "Role")
@@ -192,7 +192,7 @@ def _v1_names_in_configuration(configuration: Mapping[str, Any], path: str) -> I
 
 
 def _v03_rest(operation: str, params: Mapping[str, Any]) -> Iterator[Finding]:
-    if operation not in ("SendMessage", "SendStreamingMessage"):
+    if operation not in SENDS:
         return
     message = params.get("message", params.get("request"))
     if isinstance(message, Mapping):

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from reference_server import __version__
-from reference_server.disk import StatCache
 from reference_server.domain.callers import Caller
 from reference_server.domain.capabilities import Capabilities
+from reference_server.platform.disk import StatCache
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.card")

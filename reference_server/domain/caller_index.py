@@ -13,8 +13,6 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference_server.changes import Notifications
-from reference_server.disk import off_loop
 from reference_server.domain.callers import (
     Caller,
     CallerEntry,
@@ -23,6 +21,8 @@ from reference_server.domain.callers import (
     check_callers,
     read_callers,
 )
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import off_loop, reread
 
 log = logging.getLogger("reference_server.callers")
 
@@ -178,16 +178,12 @@ class CallerIndex:
             self._linked.add(path)
         else:
             self._linked.discard(path)
-        try:
-            with open(path, "rb") as file:
-                data: bytes | None = file.read()
-            version = hashlib.blake2b(data or b"", digest_size=16).digest()
-        except OSError as error:  # missing (no callers, no warning), or unreadable (check_callers says why)
-            data, version = None, f"{error.errno}".encode()
-        if version == known.version:
+        changed = reread(path, known.version)
+        if changed is None:
             return  # the same bytes as last read (a file touched, or one edit told twice): no second warning
-        known.version = version
-        checked = check_callers(Path(path)) if data is None else callers_in(path, data)
+        known.version, read = changed
+        # missing (no callers, no warning), or unreadable (check_callers says why)
+        checked = check_callers(Path(path)) if read.data is None else callers_in(path, read.data)
         for problem in checked.problems:
             log.warning("%s", problem)
         self._hold(known, [])

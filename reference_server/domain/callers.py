@@ -13,14 +13,13 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Protocol
 
-from reference_server.disk import StatCache
+from reference_server.layout import A2A_DIR, CALLERS_NAME
+from reference_server.platform.disk import StatCache
 
 log = logging.getLogger("reference_server.callers")
 
 NAME_PATTERN = re.compile(r"^[a-z0-9-]{1,40}$")
 KNOWN_MODES = ("isolated",)
-A2A_DIR = os.path.join(".volcanic", "a2a")  # design: all under <workspace>/.volcanic/a2a/
-CALLERS_NAME = "callers.json"
 
 
 @dataclass(frozen=True)

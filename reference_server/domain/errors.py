@@ -1,4 +1,5 @@
-"""Every error the server reports, and the one table that maps each to the wire (A2A v1.0.1 §5.4)."""
+"""Every error the server reports, as a tree of exceptions; how each appears on the wire is the bindings' table
+(bindings/errors.py, A2A v1.0.1 §5.4)."""
 
 from __future__ import annotations
 
@@ -157,59 +158,3 @@ class WatchNotFound(A2AError):
     """A push for a watch that does not exist or whose token does not match (indistinguishable)."""
 
     default_message = "Watch not found"
-
-
-@dataclass(frozen=True)
-class WireError:
-    """How one error class appears on each binding."""
-
-    jsonrpc_code: int
-    http_status: int
-    grpc_status: str
-    reason: str | None  # google.rpc.ErrorInfo reason; None for plain JSON-RPC errors
-
-
-# The error table: A2A v1.0.1 §5.4 for A2A errors, JSON-RPC 2.0 + §3.3.2 for the generic ones.
-# Reasons follow §10.6/§11.6 (the error type in UPPER_SNAKE_CASE without "Error"), so a REST client can
-# tell errors that share HTTP 400 apart; InternalError uses INTERNAL_ERROR as the official SDKs do.
-# -32000 (server error range) carries the errors A2A gives no code to: auth, the refusals a fault asks for and the
-# push receiver's not-found (an HTTP-only endpoint); they have no A2A reason, so no ErrorInfo.
-ERROR_TABLE: dict[type[A2AError], WireError] = {
-    ParseError: WireError(-32700, 400, "INVALID_ARGUMENT", "JSON_PARSE"),
-    InvalidRequest: WireError(-32600, 400, "INVALID_ARGUMENT", "INVALID_REQUEST"),
-    MethodNotFound: WireError(-32601, 404, "NOT_FOUND", "METHOD_NOT_FOUND"),
-    InvalidParams: WireError(-32602, 400, "INVALID_ARGUMENT", "INVALID_PARAMS"),
-    InternalError: WireError(-32603, 500, "INTERNAL", "INTERNAL_ERROR"),
-    TaskNotFound: WireError(-32001, 404, "NOT_FOUND", "TASK_NOT_FOUND"),
-    TaskNotCancelable: WireError(-32002, 400, "FAILED_PRECONDITION", "TASK_NOT_CANCELABLE"),
-    PushNotificationNotSupported: WireError(
-        -32003, 400, "FAILED_PRECONDITION", "PUSH_NOTIFICATION_NOT_SUPPORTED"
-    ),
-    UnsupportedOperation: WireError(-32004, 400, "FAILED_PRECONDITION", "UNSUPPORTED_OPERATION"),
-    ContentTypeNotSupported: WireError(
-        -32005, 400, "INVALID_ARGUMENT", "CONTENT_TYPE_NOT_SUPPORTED"
-    ),
-    InvalidAgentResponse: WireError(-32006, 500, "INTERNAL", "INVALID_AGENT_RESPONSE"),
-    ExtendedAgentCardNotConfigured: WireError(
-        -32007, 400, "FAILED_PRECONDITION", "EXTENDED_AGENT_CARD_NOT_CONFIGURED"
-    ),
-    ExtensionSupportRequired: WireError(
-        -32008, 400, "FAILED_PRECONDITION", "EXTENSION_SUPPORT_REQUIRED"
-    ),
-    VersionNotSupported: WireError(-32009, 400, "FAILED_PRECONDITION", "VERSION_NOT_SUPPORTED"),
-    PayloadTooLarge: WireError(-32600, 413, "INVALID_ARGUMENT", None),
-    BodyTimeout: WireError(-32600, 408, "DEADLINE_EXCEEDED", None),
-    Unauthenticated: WireError(-32000, 401, "UNAUTHENTICATED", None),
-    # HTTP-level refusals (bindings/faults.py): RFC 6585 §4 and RFC 9110 §15.6.4, with Retry-After
-    TooManyRequests: WireError(-32000, 429, "RESOURCE_EXHAUSTED", None),
-    Unavailable: WireError(-32000, 503, "UNAVAILABLE", None),
-    WatchNotFound: WireError(-32000, 404, "NOT_FOUND", None),
-}
-
-
-def wire_error(error: A2AError) -> WireError:
-    """The table row for an error (exact class first, then its bases)."""
-    for cls in type(error).__mro__:
-        if cls in ERROR_TABLE:
-            return ERROR_TABLE[cls]
-    return ERROR_TABLE[InternalError]

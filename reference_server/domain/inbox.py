@@ -11,12 +11,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import BinaryIO, Protocol
 
-from reference_server.disk import THREADS, off_loop
 from reference_server.domain.callers import Caller, Workspace
 from reference_server.domain.model import Message, Part, utc_now
 from reference_server.domain.prompt import inbox_name
 from reference_server.domain.runner import RunRefused
-from reference_server.outbound import Download, OutboundError, Sink
+from reference_server.platform.disk import THREADS, off_loop
+from reference_server.platform.outbound import Download, OutboundError, Sink
 
 # a download on its way: a hidden file in inbox/ until it is complete (a crash can leave one: swept at start)
 DOWNLOAD_PREFIX = ".a2a-download-"
@@ -25,7 +25,7 @@ _FLUSH_BYTES = 256 * 1024  # what a download holds in memory before it goes to d
 
 
 class Fetcher(Protocol):
-    """How a file part given by URL is fetched: the guarded outbound client (reference_server/outbound.py)."""
+    """How a file part given by URL is fetched: the guarded outbound client (reference_server/platform/outbound.py)."""
 
     async def download(self, url: str, max_bytes: int, sink: Sink) -> Download: ...
 

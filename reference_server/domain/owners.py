@@ -3,16 +3,15 @@ the command line or read from an owners file that may change while the server ru
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import os
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
-from reference_server.changes import Notifications
-from reference_server.disk import StatCache
 from reference_server.domain.callers import Workspace
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import StatCache, reread
 from reference_server.settings import OWNER_ID
 
 log = logging.getLogger("reference_server.owners")
@@ -110,20 +109,17 @@ class OwnersFile:
 
     def _read(self) -> None:
         self._linked = self.path.is_symlink()
-        try:
-            data = self.path.read_bytes()
-        except OSError as error:
-            version = f"{error.errno}".encode()
-            if version != self._version:
-                log.warning("owners file %s cannot be read (%s); no owners are served", self.path, error.strerror)
-            self._version, self._owners = version, ()
-            return
-        version = hashlib.blake2b(data, digest_size=16).digest()
-        if version == self._version:
+        changed = reread(self.path, self._version)
+        if changed is None:
             return  # the same bytes (one edit told twice): the same tuple, no second warning
-        owners, problems = parse_owners(self.path, data)
+        self._version, read = changed
+        if read.data is None:
+            strerror = read.error.strerror if read.error is not None else "unknown"
+            log.warning("owners file %s cannot be read (%s); no owners are served", self.path, strerror)
+            self._owners = ()
+            return
+        owners, problems = parse_owners(self.path, read.data)
         for problem in problems:
             log.warning("%s", problem)
-        self._version = version
         if owners != self._owners:
             self._owners = owners

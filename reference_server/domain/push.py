@@ -12,10 +12,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Protocol
 
-from reference_server.addresses import url_refusal
 from reference_server.domain.errors import FieldViolation, InvalidParams
 from reference_server.domain.model import PushConfig
 from reference_server.domain.task_store import StoredTask
+from reference_server.platform.addresses import url_refusal
 from reference_server.settings import Settings
 
 Change = Callable[[StoredTask], bool]

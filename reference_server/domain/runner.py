@@ -15,7 +15,6 @@ from reference_server.agent import events as ev
 from reference_server.agent.conversation import Prompt
 from reference_server.agent.session import AgentSession
 from reference_server.agent.tools import Tool
-from reference_server.disk import off_loop
 from reference_server.domain.broadcast import Broadcast
 from reference_server.domain.callers import Caller
 from reference_server.domain.model import (
@@ -32,6 +31,7 @@ from reference_server.domain.model import (
 )
 from reference_server.domain.push import PushSender
 from reference_server.domain.task_store import StoredTask, TaskStore
+from reference_server.platform.disk import off_loop
 
 log = logging.getLogger("reference_server.tasks")
 

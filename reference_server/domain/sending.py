@@ -10,9 +10,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reference_server.addresses import url_refusal
 from reference_server.agent.a2a_tools import a2a_tools
 from reference_server.agent.conversation import Prompt
+from reference_server.agent.hooks import Foreseer
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.session import AgentSession
 from reference_server.domain.callers import Caller
@@ -22,6 +22,7 @@ from reference_server.domain.model import Message, Role, SendRequest, Task, Task
 from reference_server.domain.prompt import build_prompt
 from reference_server.domain.runner import UNEXPECTED, TaskRun
 from reference_server.domain.task_store import StoredTask
+from reference_server.platform.addresses import url_refusal
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.tasks")
@@ -96,9 +97,6 @@ def over_hop_limit(run: TaskRun, inbound: Message) -> Prepared:
 
 async def _no_prompt() -> Prompt:
     return Prompt("")
-
-
-Foreseer = Callable[[Prompt, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
 
 
 def prepare_run(run: TaskRun, open_session: Callable[[], AgentSession], foresight: Foreseer | None,

@@ -10,7 +10,6 @@ from dataclasses import replace
 from reference_server.agent.notifier import OwnerNotifier
 from reference_server.agent.pool import SessionPool
 from reference_server.agent.session import AgentSession
-from reference_server.disk import off_loop
 from reference_server.domain.broadcast import Broadcast, Follower, ends_send_stream, ends_subscription
 from reference_server.domain.callers import Caller
 from reference_server.domain.capabilities import Capabilities
@@ -48,7 +47,8 @@ from reference_server.domain.sending import (
     prepare_run,
 )
 from reference_server.domain.task_store import StoredTask, TaskStores
-from reference_server.lane import Lane
+from reference_server.platform.disk import off_loop
+from reference_server.platform.lane import Lane
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.service")

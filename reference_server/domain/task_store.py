@@ -17,11 +17,11 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Protocol
 
-from reference_server.changes import Notifications
-from reference_server.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
 from reference_server.domain.callers import Workspace
 from reference_server.domain.listing import SummaryPage, TaskIndex, TaskSummary
 from reference_server.domain.model import ListTasksQuery, PushConfig, Task
+from reference_server.platform.changes import Notifications
+from reference_server.platform.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
 
 log = logging.getLogger("reference_server.tasks")
 
@@ -49,8 +49,8 @@ class StoredTask:
     push_configs: list[PushConfig] = field(default_factory=list)
 
 
-class TaskFileCodec(Protocol):
-    """The task file's bytes; it lives with the other codecs (wire/) and is handed in."""
+class TaskFileFormat(Protocol):
+    """What the store needs of the task file's bytes (a port); wire/task_file.TaskFileCodec is handed in."""
 
     def encode(self, stored: StoredTask) -> bytes: ...
 
@@ -78,7 +78,7 @@ class TaskStore:
     edited or deleted by hand is seen on the next listing, and unchanged files are not read again.
     """
 
-    def __init__(self, workspace: Workspace, codec: TaskFileCodec, notifications: Notifications | None = None) -> None:
+    def __init__(self, workspace: Workspace, codec: TaskFileFormat, notifications: Notifications | None = None) -> None:
         self.workspace = workspace
         self.directory = workspace.tasks_dir
         self._codec = codec
@@ -293,7 +293,7 @@ def remove_stray_temp_files(workspace: Workspace) -> int:
 class TaskStores:
     """One TaskStore per workspace, kept for the life of the server (their write locks and listing index)."""
 
-    def __init__(self, codec: TaskFileCodec, notifications: Notifications | None = None) -> None:
+    def __init__(self, codec: TaskFileFormat, notifications: Notifications | None = None) -> None:
         self._codec = codec
         self._notes = notifications
         self._stores: dict[Path, TaskStore] = {}

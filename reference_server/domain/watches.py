@@ -13,8 +13,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from reference_server.disk import WRITER, StatCache, off_loop
 from reference_server.domain.callers import Workspace
+from reference_server.platform.disk import WRITER, StatCache, off_loop
 
 log = logging.getLogger("reference_server.watches")
 

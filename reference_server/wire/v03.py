@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+from collections.abc import Callable
 from typing import Any
 
 from reference_server.domain.broadcast import Ends, ends_send_stream
@@ -120,14 +121,23 @@ def decode_delete_push_config(params: Any) -> tuple[str, str]:
 # --- object decoders
 
 
-def push_config(r: Reader, *, proto: bool = False) -> PushConfig:
-    """A 0.3 PushNotificationConfig: the same object in the JSON-RPC form and, with `proto`, the proto-JSON form."""
+def push_config(r: Reader) -> PushConfig:
+    """A 0.3 PushNotificationConfig in the JSON-RPC form (the 0.3 JSON Schema)."""
+    return _push_config(r, _authentication)
+
+
+def proto_push_config(r: Reader) -> PushConfig:
+    """The same object in the proto-JSON form of 0.3 HTTP+JSON, whose authentication may be left empty."""
+    return _push_config(r, _proto_authentication)
+
+
+def _push_config(r: Reader, authentication: Callable[[Reader], AuthenticationInfo | None]) -> PushConfig:
     auth = r.optional_obj("authentication")
     return PushConfig(
         url=r.required_str("url"),
         id=r.optional_str("id"),
         token=r.optional_str("token"),
-        authentication=(_proto_authentication if proto else _authentication)(auth) if auth else None,
+        authentication=authentication(auth) if auth else None,
         a2a_version="0.3",  # its pushes get the 0.3 shape of the task
     )
 

@@ -33,7 +33,7 @@ from reference_server.wire.fields import Reader
 from reference_server.wire.output import encode_artifact_with, put
 from reference_server.wire.timestamps import format_timestamp
 from reference_server.wire.v03 import encode_push_config as v03_encode_push_config
-from reference_server.wire.v03 import push_config as read_push_config  # one object in both 0.3 forms
+from reference_server.wire.v03 import proto_push_config as read_push_config  # the 0.3 object, proto-JSON
 from reference_server.wire.v1 import ROLES  # the 0.3 proto Role has the same names and numbers
 
 # the 0.3 proto spells this one state with two Ls; the others are the 1.0 names
@@ -72,7 +72,7 @@ def _configuration(r: Reader | None) -> SendConfiguration:
     push = r.optional_obj("pushNotification")
     return SendConfiguration(
         accepted_output_modes=r.str_list("acceptedOutputModes"),
-        push_config=read_push_config(push, proto=True) if push else None,
+        push_config=read_push_config(push) if push else None,
         # 0.3 proto: "if 0, the history will be unlimited" (int32 without presence)
         history_length=r.optional_int("historyLength", minimum=0) or None,
         # 0.3 proto: `bool blocking`, so absent is false: non-blocking. Both SDKs send true to block.
@@ -105,7 +105,7 @@ def decode_create_push_config(params: Any) -> PushConfig:
         config_id = r.optional_str("configId")
         outer = r.required_obj("config")
     outer.optional_str("name")  # tasks/{id}/pushNotificationConfigs/{id}: the server names it
-    config = read_push_config(outer.required_obj("pushNotificationConfig"), proto=True)
+    config = read_push_config(outer.required_obj("pushNotificationConfig"))
     r.finish()
     return replace(config, id=config.id or config_id or None, task_id=task_id)
 

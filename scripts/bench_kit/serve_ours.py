@@ -17,6 +17,7 @@ from reference_server.agent.notifier import LoggingNotifier
 from reference_server.app import create_app
 from reference_server.cli import configure_logging, tune_runtime
 from reference_server.domain.callers import Workspace
+from reference_server.platform.file_changes import notifications_for
 from reference_server.serving import uvicorn_options
 from reference_server.settings import load_settings
 
@@ -102,7 +103,8 @@ def main() -> int:
         return 2
     configure_logging(settings.request_log)  # as cli.main(): the task-end line and the request log cost their share
     single = Workspace(settings.workspace.resolve(), owner_id="owner", scope_prefix=settings.scope_prefix)
-    app = create_app(settings, lambda: [single], notifier=LoggingNotifier())
+    app = create_app(settings, lambda: [single], notifier=LoggingNotifier(),
+                     notifications=notifications_for(settings.file_changes))
     tune_runtime(app)
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
                             **uvicorn_options(settings))

@@ -18,7 +18,7 @@ from reference_server.agent.notifier import (
     WebhookNotifier,
     owner_notifier,
 )
-from reference_server.outbound import Outbound
+from reference_server.platform.outbound import Outbound
 from reference_server.settings import Settings, SettingsError
 
 from .helpers import run

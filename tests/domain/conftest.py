@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from reference_server.changes import Notifications
 from reference_server.domain.callers import Caller, Workspace
+from reference_server.platform.changes import Notifications
 
 
 @pytest.fixture

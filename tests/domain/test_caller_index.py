@@ -16,11 +16,11 @@ from typing import Any
 import pytest
 from support.kernel import Refusing, queue_limit
 
-from reference_server.changes import Notifications
 from reference_server.domain import caller_index
 from reference_server.domain.caller_index import CallerIndex
 from reference_server.domain.callers import Workspace
 from reference_server.domain.owners import owner_workspace
+from reference_server.platform.changes import Notifications
 
 KEY = "k_3f9c0123456789abcdef"
 

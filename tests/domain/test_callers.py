@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from reference_server.changes import Notifications
 from reference_server.domain.caller_index import CallerIndex
 from reference_server.domain.callers import (
     Caller,
@@ -24,6 +23,7 @@ from reference_server.domain.callers import (
     masked_key,
     read_callers,
 )
+from reference_server.platform.changes import Notifications
 
 KEY = "k_3f9c0123456789abcdef"
 

@@ -6,8 +6,9 @@ import inspect
 
 import pytest
 
+from reference_server.bindings.errors import ERROR_TABLE, wire_error
 from reference_server.domain import errors
-from reference_server.domain.errors import ERROR_TABLE, A2AError, FieldViolation, InvalidParams, wire_error
+from reference_server.domain.errors import A2AError, FieldViolation, InvalidParams
 
 ERROR_CLASSES = [cls for _, cls in inspect.getmembers(errors, inspect.isclass)
                  if issubclass(cls, A2AError) and cls is not A2AError]

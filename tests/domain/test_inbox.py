@@ -11,7 +11,7 @@ from reference_server.domain.callers import Caller, Workspace
 from reference_server.domain.inbox import DOWNLOAD_PREFIX, remove_stray_downloads, save_inbound_files
 from reference_server.domain.model import Message, Part, Role
 from reference_server.domain.runner import RunRefused
-from reference_server.outbound import Download, OutboundError, Sink
+from reference_server.platform.outbound import Download, OutboundError, Sink
 
 
 class Served:

@@ -10,10 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from reference_server.changes import Notifications
 from reference_server.domain.caller_index import CallerIndex
 from reference_server.domain.callers import Workspace, WorkspaceCallerDirectory
 from reference_server.domain.owners import OwnersFile, owner_workspace, owner_workspaces
+from reference_server.platform.changes import Notifications
 
 KEY = "k_3f9c0123456789abcdef"
 

@@ -15,8 +15,6 @@ import pytest
 from support.kernel import Refusing, queue_limit
 from support.schemas import assert_valid
 
-from reference_server import disk
-from reference_server.changes import Notifications
 from reference_server.domain.callers import Caller, Workspace
 from reference_server.domain.model import (
     AuthenticationInfo,
@@ -31,6 +29,8 @@ from reference_server.domain.model import (
     utc_now,
 )
 from reference_server.domain.task_store import StoredTask, TaskStore, is_task_id
+from reference_server.platform import disk
+from reference_server.platform.changes import Notifications
 from reference_server.wire.task_file import TaskFileCodec, encode_stored
 
 T = TypeVar("T")

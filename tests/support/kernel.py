@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from reference_server import inotify
+from reference_server.platform import inotify
 
 
 class Refusing(inotify.Inotify):

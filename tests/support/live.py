@@ -14,11 +14,11 @@ from reference_server.agent.notifier import owner_notifier
 from reference_server.agent.session import AgentSession
 from reference_server.app import ProviderFor, create_app
 from reference_server.bindings.push_receiver import OnPush
-from reference_server.changes import notifications_for
 from reference_server.domain.callers import Workspace
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
-from reference_server.outbound import Outbound
+from reference_server.platform.file_changes import notifications_for
+from reference_server.platform.outbound import Outbound
 from reference_server.serving import uvicorn_options
 from reference_server.settings import Settings
 from support.webhook import client_ssl_context, test_resolver
@@ -125,7 +125,7 @@ class LiveServer:
         # by default pushes reach the watches of the scenarios' workspaces, as they reach an owner host's
         self.app = create_app(settings, self.workspaces, notifier=self.notifier, on_session_open=self._watch_bus,
                               outbound=outbound, push_sleep=self._push_wait, on_push=on_push_for(self.workspaces),
-                              provider_for=provider_for)
+                              provider_for=provider_for, notifications=notifications_for(settings.file_changes))
         options = {**uvicorn_options(settings), "timeout_graceful_shutdown": 2}  # served as the command serves
         config = uvicorn.Config(self.app, host="127.0.0.1", port=0, log_level="warning", lifespan="on", **options)
         self.server = uvicorn.Server(config)

@@ -21,23 +21,10 @@ from typing import Any
 import httpx
 import uvicorn
 
-# A2A 1.0 and 0.3 JSON-RPC method names -> the 1.0 operation
-METHODS = {
-    "SendMessage": "SendMessage", "message/send": "SendMessage",
-    "SendStreamingMessage": "SendStreamingMessage", "message/stream": "SendStreamingMessage",
-    "GetTask": "GetTask", "tasks/get": "GetTask", "ListTasks": "ListTasks",
-    "CancelTask": "CancelTask", "tasks/cancel": "CancelTask",
-    "SubscribeToTask": "SubscribeToTask", "tasks/resubscribe": "SubscribeToTask",
-    "GetExtendedAgentCard": "GetExtendedAgentCard", "agent/getAuthenticatedExtendedCard": "GetExtendedAgentCard",
-    "CreateTaskPushNotificationConfig": "CreateTaskPushNotificationConfig",
-    "tasks/pushNotificationConfig/set": "CreateTaskPushNotificationConfig",
-    "GetTaskPushNotificationConfig": "GetTaskPushNotificationConfig",
-    "tasks/pushNotificationConfig/get": "GetTaskPushNotificationConfig",
-    "ListTaskPushNotificationConfigs": "ListTaskPushNotificationConfigs",
-    "tasks/pushNotificationConfig/list": "ListTaskPushNotificationConfigs",
-    "DeleteTaskPushNotificationConfig": "DeleteTaskPushNotificationConfig",
-    "tasks/pushNotificationConfig/delete": "DeleteTaskPushNotificationConfig",
-}
+from reference_server.wire.catalogue import NAMES, V03_METHODS
+
+# A2A 1.0 and 0.3 JSON-RPC method names -> the 1.0 operation (the catalogue's names)
+METHODS = {name: name for name in NAMES} | {method: op.name for method, op in V03_METHODS.items()}
 # HTTP+JSON routes (after the binding's prefix) -> the 1.0 operation
 ROUTES = [
     ("POST", re.compile(r"/message:send$"), "SendMessage"),

@@ -18,7 +18,7 @@ from typing import NamedTuple, Protocol
 import httpcore
 import httpx
 
-from reference_server.addresses import Address, form_problem, literal_address, why_blocked
+from reference_server.platform.addresses import Address, UrlProblem, literal_address, parsed_url, why_blocked
 
 # httpx logs every request's full URL at INFO ("HTTP Request: POST https://..."). A URL can carry a secret (the
 # Telegram Bot API's path holds the bot token; a webhook's query may hold one) and the server logs at INFO, so
@@ -124,12 +124,9 @@ class Outbound:
         """The URL's form checked, the request bounded by the timeout, and every failure an OutboundError in our
         own words, never the library's: they can quote a header value (h11 does, for an illegal one)."""
         try:
-            target = httpx.URL(url)
-        except (httpx.InvalidURL, TypeError):
-            raise OutboundError("the URL cannot be parsed") from None
-        problem = form_problem(target, allow_private=self._allow_private)
-        if problem:
-            raise OutboundError(problem)
+            target = parsed_url(url, allow_private=self._allow_private)
+        except UrlProblem as problem:
+            raise OutboundError(str(problem)) from None
         host = f"[{target.host}]" if ":" in target.host else target.host
         where = f"{host}:{target.port or (443 if target.scheme == 'https' else 80)}"
         try:

@@ -137,16 +137,37 @@ def form_problem(url: httpx.URL, *, allow_private: bool) -> str | None:
     return None
 
 
+class UrlProblem(ValueError):
+    """Why a URL's form may not be used, in plain words (the message)."""
+
+
+def parsed_url(url: str, *, allow_private: bool) -> httpx.URL:
+    """The one parse of a push or file URL, with the rules on its form; UrlProblem says why it may not be used."""
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        raise UrlProblem("the URL cannot be parsed") from None
+    problem = form_problem(parsed, allow_private=allow_private)
+    if problem:
+        raise UrlProblem(problem)
+    return parsed
+
+
+def host_of(url: str) -> str:
+    """The URL's host as a log line names it ("?" when it cannot be parsed): never its path, query or user info."""
+    try:
+        return httpx.URL(url).host or "?"
+    except (httpx.InvalidURL, TypeError):
+        return "?"
+
+
 def url_problem(url: str, *, allow_private: bool) -> str | None:
     """Why url may not be used for a push or a download, in plain words, or None. No DNS: a host name passes here
     and its addresses are checked when the connection is made."""
     try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError):
-        return "the URL cannot be parsed"
-    problem = form_problem(parsed, allow_private=allow_private)
-    if problem:
-        return problem
+        parsed = parsed_url(url, allow_private=allow_private)
+    except UrlProblem as problem:
+        return str(problem)
     literal = literal_address(parsed.host)
     why = None if literal is None or allow_private else why_blocked(literal)
     if not why:

@@ -20,7 +20,7 @@ import time
 from collections import deque
 from collections.abc import Callable
 
-log = logging.getLogger("reference_server.lane")
+log = logging.getLogger("reference_server.lane")  # the name its log lines have always had
 
 SHARE = 0.1  # of a busy loop's time
 SLICE_SECONDS = 0.002  # at most, per turn

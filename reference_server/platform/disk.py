@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import hashlib
 import itertools
 import logging
 import os
@@ -18,7 +19,7 @@ from pathlib import Path
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
-log = logging.getLogger("reference_server.disk")
+log = logging.getLogger("reference_server.disk")  # the name its log lines have always had
 
 
 def _yield_to_the_loop() -> None:
@@ -185,6 +186,34 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
 
 
 _TEMP_NUMBERS = itertools.count()
+
+
+@dataclass(frozen=True)
+class Reread:
+    """A followed file read again: its bytes, or why they could not be read."""
+
+    data: bytes | None
+    error: OSError | None
+
+
+def reread(path: str | Path, last_version: bytes | None) -> tuple[bytes, Reread] | None:
+    """The file read again, with its new version (a digest of its bytes, or its errno), when that differs from
+    last_version; None when it is the same (a file touched, or one edit told twice): so a follower parses and warns
+    once per content. CallerIndex and OwnersFile follow their files by it."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as error:
+        version = f"{error.errno}".encode()
+        return None if version == last_version else (version, Reread(None, error))
+    version = hashlib.blake2b(data, digest_size=16).digest()
+    return None if version == last_version else (version, Reread(data, None))
+
+
+def replace_now(path: Path, data: bytes) -> None:
+    """replace(), durable, on the calling thread (the folder made when missing): for commands and set-up code that run
+    before or beside the loop."""
+    _replace(path, data, durable=True)
 
 
 def _in_folder(create: Callable[[], int], name: str) -> int:

@@ -24,10 +24,9 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from reference_server import inotify
-from reference_server.settings import SettingsError
+from reference_server.platform import inotify
 
-log = logging.getLogger("reference_server.changes")
+log = logging.getLogger("reference_server.changes")  # the name its log lines have always had
 
 # a folder on the way to a followed path: its entries appearing, going or moving, and itself moving or going
 _ON_THE_WAY = (inotify.CREATE | inotify.DELETE | inotify.MOVED_FROM | inotify.MOVED_TO | inotify.DELETE_SELF
@@ -376,32 +375,3 @@ def _limit(name: str) -> str:
             return limit.read().strip()
     except OSError:
         return "unknown"
-
-
-_SHARED: list[Notifications] = []
-_SHARED_LOCK = threading.Lock()
-
-
-def shared() -> Notifications:
-    """The process's one queue (inotify instances are few: fs.inotify.max_user_instances); OSError when the kernel
-    gives none (not Linux, or no instance left)."""
-    with _SHARED_LOCK:
-        if not _SHARED:
-            _SHARED.append(Notifications())
-        return _SHARED[0]
-
-
-def notifications_for(mode: str) -> Notifications | None:
-    """The queue A2A__FileChanges asks for: notify, the kernel's (SettingsError when there is none); stat, none
-    (every file is checked by stat on each use); auto, the kernel's where it has one, else none."""
-    if mode == "stat":
-        return None
-    try:
-        return shared()
-    except OSError as error:
-        if mode == "notify":
-            raise SettingsError(f"A2A__FileChanges (--file-changes) is notify, but the kernel gives no file "
-                                f"notifications here ({error.strerror}); expected stat (or auto)") from None
-        log.info("no file notifications from the kernel here (%s): files are checked by stat on each use",
-                 error.strerror)
-        return None
