@@ -183,7 +183,7 @@ class CallerIndex:
             return  # the same bytes as last read (a file touched, or one edit told twice): no second warning
         known.version, read = changed
         # missing (no callers, no warning), or unreadable (check_callers says why)
-        checked = check_callers(Path(path)) if read.data is None else callers_in(path, read.data)
+        checked = check_callers(Path(path)) if isinstance(read, OSError) else callers_in(path, read)
         for problem in checked.problems:
             log.warning("%s", problem)
         self._hold(known, [])

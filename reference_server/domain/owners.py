@@ -113,12 +113,11 @@ class OwnersFile:
         if changed is None:
             return  # the same bytes (one edit told twice): the same tuple, no second warning
         self._version, read = changed
-        if read.data is None:
-            strerror = read.error.strerror if read.error is not None else "unknown"
-            log.warning("owners file %s cannot be read (%s); no owners are served", self.path, strerror)
+        if isinstance(read, OSError):
+            log.warning("owners file %s cannot be read (%s); no owners are served", self.path, read.strerror)
             self._owners = ()
             return
-        owners, problems = parse_owners(self.path, read.data)
+        owners, problems = parse_owners(self.path, read)
         for problem in problems:
             log.warning("%s", problem)
         if owners != self._owners:

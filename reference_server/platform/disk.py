@@ -188,16 +188,9 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
 _TEMP_NUMBERS = itertools.count()
 
 
-@dataclass(frozen=True)
-class Reread:
-    """A followed file read again: its bytes, or why they could not be read."""
-
-    data: bytes | None
-    error: OSError | None
-
-
-def reread(path: str | Path, last_version: bytes | None) -> tuple[bytes, Reread] | None:
-    """The file read again, with its new version (a digest of its bytes, or its errno), when that differs from
+def reread(path: str | Path, last_version: bytes | None) -> tuple[bytes, bytes | OSError] | None:
+    """The file read again (its bytes, or why they could not be read), with its new version (a digest of its bytes,
+    or its errno), when that differs from
     last_version; None when it is the same (a file touched, or one edit told twice): so a follower parses and warns
     once per content. CallerIndex and OwnersFile follow their files by it."""
     try:
@@ -205,9 +198,9 @@ def reread(path: str | Path, last_version: bytes | None) -> tuple[bytes, Reread]
             data = file.read()
     except OSError as error:
         version = f"{error.errno}".encode()
-        return None if version == last_version else (version, Reread(None, error))
+        return None if version == last_version else (version, error)
     version = hashlib.blake2b(data, digest_size=16).digest()
-    return None if version == last_version else (version, Reread(data, None))
+    return None if version == last_version else (version, data)
 
 
 def replace_now(path: Path, data: bytes) -> None:
