@@ -1,5 +1,5 @@
 """The workspace's layout: every path under <workspace>/.volcanic in one place (design: "Workspace"), and the one
-writer of callers.json entries, which the demo workspace, the pytest fixtures and the admin command use."""
+writer of callers.json entries, which the demo workspace and the pytest fixtures use."""
 
 from __future__ import annotations
 

@@ -38,7 +38,6 @@ from reference_server.layout import SCRIPT
 from reference_server.platform.disk import StatCache
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
-WORKSPACE_SCRIPT = SCRIPT
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")
 _FRAMING = "[A2A message from"
 
@@ -94,7 +93,7 @@ class ScriptedProvider:
 
     def _script(self, workspace: Path) -> tuple[_Script, str]:
         # design README: the script is checked on every run, so an edit applies to the next one
-        path, shown = _script_path(workspace), WORKSPACE_SCRIPT.as_posix()
+        path, shown = _script_path(workspace), SCRIPT.as_posix()
         loaded = _SCRIPTS.get(path)
         if loaded is None:  # the built-in script ships with the package: read once, not looked at again
             path, shown = self._default, self._default.name
@@ -108,7 +107,7 @@ class ScriptedProvider:
 
 @functools.lru_cache(maxsize=1024)
 def _script_path(workspace: Path) -> Path:
-    return workspace / WORKSPACE_SCRIPT
+    return workspace / SCRIPT
 
 
 @dataclass(frozen=True)
