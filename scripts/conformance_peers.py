@@ -24,6 +24,7 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the scripts package, as scripts/conformance.py imports it
@@ -89,6 +90,20 @@ async def start(peer: Peer, tmp: Path) -> tuple[servers.Server | None, dict[str,
     return await servers.start(peer.name, argv, port, "/a2a/jsonrpc", {}, log, None, servers.js_env()), env
 
 
+def kept_reports(kind: str) -> list[dict[str, Any]]:
+    """The kept reports/<kind>-<server>.json of every peer that has one, in PEERS' order; a run that could not start
+    is said in its one sentence and left out (no column)."""
+    found = []
+    for peer in PEERS:
+        path = REPORTS / f"{kind}-{peer.name}.json"
+        report = json.loads(path.read_text()) if path.exists() else {}
+        if "could_not_run" in report:
+            print(f"{report.get('label', path.name)}: the run could not start: {report['could_not_run']}")
+        elif report:
+            found.append(report)
+    return found
+
+
 def run(peer: Peer, env: dict[str, str], tmp: Path) -> float:
     """`make conformance` against the peer, writing into a folder of its own (reports/conformance.json is left as
     it was); its report kept as reports/conformance-<name>.json, its page as .html. The run's seconds."""
@@ -136,14 +151,7 @@ def main() -> int:
     if not args.render:
         with tempfile.TemporaryDirectory(prefix="a2a-conformance-") as tmp:
             asyncio.run(run_all(Path(tmp), args.only))
-    reports = [REPORTS / f"conformance-{peer.name}.json" for peer in PEERS]
-    found = []
-    for path in reports:
-        report = json.loads(path.read_text()) if path.exists() else {}
-        if report and "requirements" not in report:  # a run that could not start: its one sentence, no column
-            print(f"{report.get('label', path.name)}: the run could not start: {report.get('could_not_run')}")
-        elif report:
-            found.append(report)
+    found = kept_reports("conformance")
     if args.only:
         print("(the page is not written for a run of some peers: run them all, or --render)")
         return 0

@@ -165,14 +165,7 @@ def main() -> int:
                 folder = Path(tmp) / peer.name
                 folder.mkdir()
                 supervised(peer, folder, run_args)
-    found = []
-    for peer in PEERS:
-        path = REPORTS / f"robustness-{peer.name}.json"
-        report = json.loads(path.read_text()) if path.exists() else {}
-        if report and "could_not_run" in report:
-            print(f"{report.get('label', path.name)}: the run could not start: {report['could_not_run']}")
-        elif report:
-            found.append(report)
+    found = conformance_peers.kept_reports("robustness")
     if args.only:
         print("(the doc is not written for a run of some servers: run them all, or --render)")
         return 0
