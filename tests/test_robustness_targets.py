@@ -18,10 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.live import LiveServer, settings_for
+from support.live import LiveServer, one_caller_server
 from support.proxy import NO_ANSWER, Answer, Call, Mutant, Proxy
 
-from reference_server.domain.callers import Workspace
 from scripts import robustness
 
 KEY = "k_robustness_targets"
@@ -32,12 +31,7 @@ QUICK = ["--rate", "0", "--seed", "7", "--requests", "300", "--timeout", "3", "-
 
 @pytest.fixture(scope="module")
 def upstream(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    workspace = Workspace(tmp_path_factory.mktemp("robustness") / "ws")
-    workspace.callers_file.parent.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "robustness", "key": KEY}]))
-    live = LiveServer(settings_for(max_body_bytes=1024 * 1024))
-    live.workspaces.add(workspace)
-    live.start()
+    live = one_caller_server(tmp_path_factory.mktemp("robustness"), "robustness", KEY, max_body_bytes=1024 * 1024)
     yield live
     live.stop()
 

@@ -16,11 +16,9 @@ import h11
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
-from support.live import LiveServer, settings_for
+from support.live import LiveServer, one_caller_server
 from support.raw import RawAnswer, raw_request, timed_request
 from support.schemas import errors
-
-from reference_server.domain.callers import Workspace
 
 from .rules import Limits, judge, sse_data, strict_json
 from .strategies import FuzzRequest, requests
@@ -37,12 +35,7 @@ COUNTS: Counter[str] = Counter()
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    workspace = Workspace(tmp_path_factory.mktemp("fuzz") / "ws")
-    workspace.callers_file.parent.mkdir(parents=True)
-    workspace.callers_file.write_text(json.dumps([{"name": "fuzz-bot", "key": KEY}]))
-    live = LiveServer(settings_for(max_body_bytes=1024 * 1024))
-    live.workspaces.add(workspace)
-    live.start()
+    live = one_caller_server(tmp_path_factory.mktemp("fuzz"), "fuzz-bot", KEY, max_body_bytes=1024 * 1024)
     yield live
     live.stop()
     total = sum(COUNTS.values())

@@ -17,6 +17,7 @@ from reference_server.bindings.push_receiver import OnPush
 from reference_server.domain.callers import Workspace
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
+from reference_server.layout import caller_entry, write_callers
 from reference_server.platform.file_changes import notifications_for
 from reference_server.platform.outbound import Outbound
 from reference_server.serving import uvicorn_options
@@ -162,6 +163,15 @@ class LiveServer:
     def stop(self, timeout: float = 10.0) -> None:
         self.server.should_exit = True
         self.thread.join(timeout)
+
+
+def one_caller_server(folder: Path, name: str, key: str, **overrides: Any) -> LiveServer:
+    """A started server with one workspace in folder and one caller in it (the robustness runs' target)."""
+    workspace = Workspace(folder / "ws")
+    write_callers(workspace.callers_file, [caller_entry(name, key, "made by the tests")])
+    live = LiveServer(settings_for(**overrides))
+    live.workspaces.add(workspace)
+    return live.start()
 
 
 def settings_for(**overrides: Any) -> Settings:
