@@ -13,11 +13,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from reference_server.domain.callers import Workspace, check_callers, masked_key
-from reference_server.domain.owners import owner_workspace, parse_owners
-from reference_server.domain.task_store import StoredTask, is_task_id
+from reference_server.codecs.task_file import TaskFileCodec
+from reference_server.hosting.owners import owner_workspace, parse_owners
+from reference_server.model.caller import Workspace
+from reference_server.model.types import StoredTask
 from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
-from reference_server.wire.task_file import TaskFileCodec
+from reference_server.workspace.callers import check_callers, masked_key
+from reference_server.workspace.task_store import is_task_id
 
 LAST_TASKS = 10  # design: the last 10 server tasks
 

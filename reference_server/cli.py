@@ -19,20 +19,22 @@ from pathlib import Path
 import uvicorn
 from blacksheep import Application
 
-from reference_server import admin, console
+from reference_server import admin
 from reference_server.agent.notifier import owner_notifier
-from reference_server.app import create_app
-from reference_server.domain.callers import Workspace, read_callers
-from reference_server.domain.owners import OwnersFile, owner_workspaces
-from reference_server.domain.watches import WorkspaceWatches
-from reference_server.layout import add_caller, caller_entry, callers_file
+from reference_server.hosting.owners import OwnersFile, owner_workspaces
+from reference_server.hosting.watches import WorkspaceWatches
+from reference_server.model.caller import Workspace
 from reference_server.platform.changes import Notifications
 from reference_server.platform.collector import THRESHOLDS, Collector
 from reference_server.platform.file_changes import notifications_for
 from reference_server.platform.heap import Trimmer, fix_mmap_threshold
 from reference_server.platform.outbound import Outbound
-from reference_server.serving import uvicorn_options
+from reference_server.process import console
+from reference_server.process.app import create_app
+from reference_server.process.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
+from reference_server.workspace.callers import read_callers
+from reference_server.workspace.layout import add_caller, caller_entry, callers_file
 
 DEMO_CALLER = "demo"
 

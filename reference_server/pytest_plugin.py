@@ -63,12 +63,12 @@ class ReferenceServer:
         """Start the server and wait until it listens; ReferenceServerError names the cause when it cannot."""
         import uvicorn
 
-        from reference_server.app import create_app
-        from reference_server.domain.callers import Workspace
-        from reference_server.layout import caller_entry, callers_file, write_callers
+        from reference_server.model.caller import Workspace
         from reference_server.platform.file_changes import notifications_for
-        from reference_server.serving import uvicorn_options
+        from reference_server.process.app import create_app
+        from reference_server.process.serving import uvicorn_options
         from reference_server.settings import Settings
+        from reference_server.workspace.layout import caller_entry, callers_file, write_callers
 
         write_callers(callers_file(self.workspace),
                              [caller_entry(CALLER, self.key, "made by the pytest plugin")])
@@ -125,7 +125,7 @@ class ReferenceServer:
     def set_script(self, script: dict[str, Any] | str | None) -> None:
         """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
         dict or JSON text; None goes back to the default script."""
-        from reference_server.layout import script_file
+        from reference_server.workspace.layout import script_file
 
         path = script_file(self.workspace)
         if script is None:

@@ -29,7 +29,7 @@ from support.live import LiveServer, settings_for  # noqa: E402
 from support.mutants import MUTANTS  # noqa: E402
 from support.proxy import IDENTITY, Mutant, Proxy  # noqa: E402
 
-from reference_server.domain.callers import Workspace  # noqa: E402
+from reference_server.model.caller import Workspace  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"
 BEGIN, END = "<!-- mutants: begin -->", "<!-- mutants: end -->"

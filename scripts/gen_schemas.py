@@ -33,7 +33,7 @@ STRICTNESS = (
 A18_COMMENT = "A2A §5.7 vs §8.4.1 (ambiguity A18): REQUIRED, but an empty list is allowed."
 
 # a2a-sdk's copy of the 0.3 proto (a2a/compat/v0_3/a2a_v0_3.proto) adds these fields to the upstream file;
-# the SDK clients send and read them, and so does our 0.3 HTTP+JSON codec (reference_server/wire/v03_rest.py).
+# the SDK clients send and read them, and so does our 0.3 HTTP+JSON codec (reference_server/codecs/v03_rest.py).
 SDK_03_COMMENT = "Not in the upstream 0.3 proto: added by a2a-sdk's copy of it (a2a/compat/v0_3/a2a_v0_3.proto)."
 
 

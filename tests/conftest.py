@@ -26,7 +26,7 @@ from support.schemas import assert_valid, violations
 from support.target import TARGET_URL, TargetServer, discover, offers
 from syrupy.extensions.json import JSONSnapshotExtension
 
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 from scripts import catalogue
 from scripts.by_requirement import NOT_OFFERED
 

@@ -14,11 +14,10 @@ from typing import Any
 import pytest
 
 from reference_server.admin import as_text, main, report_of
-from reference_server.domain.callers import Workspace
-from reference_server.domain.model import Message, Part, Role, Task, TaskState, TaskStatus
-from reference_server.domain.owners import owner_workspace
-from reference_server.domain.task_store import StoredTask
-from reference_server.wire.task_file import TaskFileCodec
+from reference_server.codecs.task_file import TaskFileCodec
+from reference_server.hosting.owners import owner_workspace
+from reference_server.model.caller import Workspace
+from reference_server.model.types import Message, Part, Role, StoredTask, Task, TaskState, TaskStatus
 
 KEY = "k_0123456789abcdef3f9c"
 NOW = datetime(2026, 10, 7, 14, 0, tzinfo=UTC)

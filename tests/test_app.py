@@ -14,10 +14,10 @@ from support.live import LiveServer, settings_for
 
 from reference_server.agent.openai_compat import OpenAICompatibleProvider
 from reference_server.agent.scripted import ScriptedProvider
-from reference_server.app import default_provider_for
-from reference_server.domain.callers import Workspace
-from reference_server.domain.inbox import DOWNLOAD_PREFIX, DOWNLOAD_SUFFIX, inbox_of
+from reference_server.model.caller import Workspace
+from reference_server.process.app import default_provider_for
 from reference_server.settings import Settings
+from reference_server.workspace.inbox import DOWNLOAD_PREFIX, DOWNLOAD_SUFFIX, inbox_of
 
 
 def test_the_scripted_provider_is_the_default(tmp_path: Path) -> None:

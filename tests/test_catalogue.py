@@ -1,4 +1,4 @@
-"""The catalogue of operations (reference_server/wire/catalogue.py) is the one list the bindings, the client bench
+"""The catalogue of operations (reference_server/a2a/catalogue.py) is the one list the bindings, the client bench
 and the schema check read: every handler table has exactly its operations, and every name it gives is one the
 vendored schemas define."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from reference_server.a2a.catalogue import BY_NAME, CATALOGUE, NAMES, ROUTES, V03_METHODS, V03_REST_NAMES
 from reference_server.bindings.operations import V03_OPERATIONS, V03_REST_OPERATIONS, V1_OPERATIONS
-from reference_server.wire.catalogue import BY_NAME, CATALOGUE, NAMES, ROUTES, V03_METHODS, V03_REST_NAMES
 
 SCHEMAS = Path(__file__).resolve().parents[1] / "spec" / "schemas"
 

@@ -23,7 +23,7 @@ from support.live import LiveServer, settings_for
 from support.mutants import MUTANTS
 from support.proxy import Answer, Call, Mutant, Proxy
 
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY, OTHER_KEY = "k_targets_conformance", "k_targets_other"

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from reference_server.console import LOG_FORMAT, ConsoleLines, SecondsFormatter
+from reference_server.process.console import LOG_FORMAT, ConsoleLines, SecondsFormatter
 
 
 @pytest.mark.parametrize("created", [1_796_000_000.0, 1_796_000_000.0009, 1_796_000_000.5, 1_796_000_000.999,

@@ -32,7 +32,7 @@ def test_the_configuration_doc_shows_the_real_error_message() -> None:
 def test_the_configuration_doc_lists_everything_the_hybrid_card_adds() -> None:
     import re
 
-    from reference_server.discovery.card import build_card, public_details
+    from reference_server.bindings.card import build_card, public_details
     from reference_server.settings import Settings
 
     plain = build_card(public_details(Settings()), "http://h", Settings())

@@ -10,15 +10,16 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reference_server"
 # lowest first; a module may import from its own layer and the layers below (docs/architecture.md)
 LAYERS: list[set[str]] = [
     {"reference_server", "reference_server.settings", "reference_server.platform"},
-    {"reference_server.layout"},
-    {"reference_server.agent"},
-    {"reference_server.domain"},
-    {"reference_server.wire", "reference_server.discovery"},
+    {"reference_server.workspace.layout"},
+    {"reference_server.model"},
+    {"reference_server.a2a"},
+    {"reference_server.codecs"},
+    {"reference_server.agent", "reference_server.workspace"},
+    {"reference_server.hosting"},
     {"reference_server.bindings"},
     {"reference_server.clientcheck"},
-    {"reference_server.app", "reference_server.serving"},
-    {"reference_server.cli", "reference_server.console", "reference_server.admin", "reference_server.__main__",
-     "reference_server.pytest_plugin"},
+    {"reference_server.process"},
+    {"reference_server.cli", "reference_server.admin", "reference_server.__main__", "reference_server.pytest_plugin"},
 ]
 
 
@@ -57,11 +58,14 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
     assert upward == []
 
 
-def test_the_domain_knows_nothing_of_the_wire_or_the_cards() -> None:
-    domain = {m: t for m, t in graph().items() if m.startswith("reference_server.domain")}
-    assert domain, "the domain package was not found"
-    assert [f"{m} -> {t}" for m, targets in domain.items() for t in targets
-            if t.startswith(("reference_server.wire", "reference_server.discovery", "reference_server.bindings"))] == []
+def test_the_domain_reaches_the_outside_only_through_its_ports() -> None:
+    """model/ and a2a/ import only each other, settings and the layout's names: never the agent, the workspace's
+    files, the platform, the codecs or the bindings (a2a/ports.py says what they are handed)."""
+    domain = {m: t for m, t in graph().items() if m.startswith(("reference_server.model", "reference_server.a2a"))}
+    assert len(domain) > 5, "the model and a2a packages were not found"
+    allowed = ("reference_server.model", "reference_server.a2a", "reference_server.settings",
+               "reference_server.workspace.layout")
+    assert [f"{m} -> {t}" for m, targets in domain.items() for t in targets if not t.startswith(allowed)] == []
 
 
 def test_the_platform_knows_nothing_of_a2a() -> None:
@@ -93,6 +97,6 @@ def test_there_are_no_import_cycles() -> None:
 def test_the_checks_see_an_upward_import(tmp_path: Path) -> None:
     # the test above must be able to fail: an import written the wrong way round is found
     source = tmp_path / "upward.py"
-    source.write_text("from reference_server.wire import v1\nfrom reference_server.domain.model import Task\n")
-    assert imports_of(source) >= {"reference_server.wire.v1", "reference_server.domain.model"}
-    assert layer_of("reference_server.wire.v1") > layer_of("reference_server.domain.model")
+    source.write_text("from reference_server.codecs import v1\nfrom reference_server.model.types import Task\n")
+    assert imports_of(source) >= {"reference_server.codecs.v1", "reference_server.model.types"}
+    assert layer_of("reference_server.codecs.v1") > layer_of("reference_server.model.types")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from reference_server.bindings.http import parse_json
-from reference_server.domain.errors import ParseError
+from reference_server.model.errors import ParseError
 
 
 @pytest.mark.parametrize("body", [

@@ -11,8 +11,7 @@ from typing import Any
 import pytest
 
 from reference_server.bindings.push_sender import HttpPushSender
-from reference_server.domain.model import AuthenticationInfo, PushConfig, Task, TaskState, TaskStatus
-from reference_server.domain.task_store import StoredTask
+from reference_server.model.types import AuthenticationInfo, PushConfig, StoredTask, Task, TaskState, TaskStatus
 from reference_server.platform.outbound import Download, Outbound, OutboundError
 
 

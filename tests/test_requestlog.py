@@ -18,7 +18,7 @@ import pytest
 from support.live import LiveServer, settings_for
 
 from reference_server.bindings import requestlog
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
 CONFIGURATION = (ROOT / "docs" / "configuration.md").read_text(encoding="utf-8")

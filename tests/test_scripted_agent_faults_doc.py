@@ -29,7 +29,7 @@ from support.live import LiveServer, settings_for
 
 from reference_server.agent.script import parse_script
 from reference_server.agent.scripted import DEFAULT_SCRIPT
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "scripted-agent.md"
 UPDATE = os.environ.get("A2A_UPDATE_DOCS") == "1"

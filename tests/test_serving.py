@@ -18,10 +18,10 @@ import httpx
 import pytest
 from support.live import LiveServer, settings_for
 
-from reference_server.domain.callers import Workspace
-from reference_server.domain.task_store import TaskStore
+from reference_server.model.caller import Workspace
 from reference_server.platform.disk import THREADS
-from reference_server.serving import HeadersWithBody
+from reference_server.process.serving import HeadersWithBody
+from reference_server.workspace.task_store import TaskStore
 
 KEY = "k_slow-client-test"
 

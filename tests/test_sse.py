@@ -9,7 +9,7 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 from reference_server.bindings import sse
-from reference_server.domain.errors import TaskNotFound
+from reference_server.model.errors import TaskNotFound
 
 
 class FakeRequest:

@@ -6,7 +6,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from reference_server.agent.notifier import OwnerNotifier
+from reference_server.a2a.ports import OwnerNotifier
 from reference_server.agent.tools import Tool, ToolContext, ToolError, object_schema, string_arg
 
 log = logging.getLogger("reference_server.owner")

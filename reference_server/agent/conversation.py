@@ -3,29 +3,14 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from typing import Any
 
+from reference_server.a2a.ports import Prompt
 from reference_server.agent.provider import ToolCall
 
 INTERRUPTED = "The run ended before this tool call finished."
 # a user message's preamble (Prompt.preamble) travels beside its content, in memory and to the provider
 _CHAT_KEYS = ("role", "content", "preamble", "tool_calls", "tool_call_id")
-
-
-@dataclass(frozen=True)
-class Prompt:
-    """What a run starts from: the text, and a preamble the model reads before it (A2A's framing header).
-
-    Apart in memory, so that the text can be the very string a caller sent: a 4 MB message is then held once, not
-    once in its task and again in the conversation. A session file holds the whole prompt, as one content.
-    """
-
-    text: str
-    preamble: str = ""
-
-    def whole(self) -> str:
-        return f"{self.preamble}\n\n{self.text}" if self.preamble else self.text
 
 
 def user_record(prompt: Prompt, message_id: str | None) -> dict[str, Any]:

@@ -11,11 +11,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from reference_server.agent.conversation import Prompt
+from reference_server.a2a.ports import Foreseer
 from reference_server.agent.provider import AskedFault, Provider
 
 ProviderFor = Callable[[Path], Provider]
-Foreseer = Callable[[Prompt, str | None], bool]  # (prompt, message id) -> whether the run answers with a message
 
 
 @dataclass(frozen=True)

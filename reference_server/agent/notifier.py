@@ -6,8 +6,8 @@ import json
 import logging
 import re
 from dataclasses import dataclass
-from typing import Protocol
 
+from reference_server.a2a.ports import OwnerNotifier
 from reference_server.platform.addresses import url_refusal
 from reference_server.platform.outbound import Outbound, OutboundError
 from reference_server.settings import Settings, SettingsError
@@ -15,12 +15,6 @@ from reference_server.settings import Settings, SettingsError
 log = logging.getLogger("reference_server.owner")
 
 TELEGRAM_MAX_CHARS = 4096  # Telegram Bot API: sendMessage text is 1-4096 characters
-
-
-class OwnerNotifier(Protocol):
-    """Reaches the owner of a workspace; absent means no notify_owner tool (design "Components")."""
-
-    async def notify(self, owner_id: str, caller: str, text: str) -> None: ...
 
 
 class NotifierError(Exception):

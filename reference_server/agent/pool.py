@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
-from reference_server.agent.conversation import Prompt
+from reference_server.a2a.ports import Prompt
 from reference_server.agent.session import AgentSession, SessionFactory
 
 log = logging.getLogger("reference_server.pool")

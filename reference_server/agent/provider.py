@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from reference_server.agent.events import ArtifactOut, MessageOut, StateSet
+from reference_server.a2a.events import ArtifactOut, MessageOut, StateSet
 from reference_server.agent.tools import Tool
 
 

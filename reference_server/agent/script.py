@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
+from reference_server.a2a.events import ArtifactOut, MessageOut, OutPart, StateSet
 
 
 class ScriptError(ValueError):

@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from reference_server.agent.events import ArtifactOut, MessageOut, OutPart, StateSet
+from reference_server.a2a.events import ArtifactOut, MessageOut, OutPart, StateSet
 from reference_server.agent.provider import (
     AskedFault,
     ProviderError,
@@ -34,8 +34,8 @@ from reference_server.agent.script import (
     Step,
     parse_script,
 )
-from reference_server.layout import SCRIPT
 from reference_server.platform.disk import StatCache
+from reference_server.workspace.layout import SCRIPT
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -9,17 +9,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-from reference_server.agent.bus import EventBus
-from reference_server.agent.context import system_prompt
-from reference_server.agent.conversation import (
-    INTERRUPTED,
-    Prompt,
-    assistant_record,
-    provider_messages,
-    tool_record,
-    user_record,
-)
-from reference_server.agent.events import (
+from reference_server.a2a.events import (
     TERMINAL,
     Aborted,
     Crashed,
@@ -34,7 +24,17 @@ from reference_server.agent.events import (
     bus_name,
     bus_payload,
 )
-from reference_server.agent.hooks import Foreseer, ProviderHooks
+from reference_server.a2a.ports import Foreseer, Prompt
+from reference_server.agent.bus import EventBus
+from reference_server.agent.context import system_prompt
+from reference_server.agent.conversation import (
+    INTERRUPTED,
+    assistant_record,
+    provider_messages,
+    tool_record,
+    user_record,
+)
+from reference_server.agent.hooks import ProviderHooks
 from reference_server.agent.journal import Journal
 from reference_server.agent.provider import (
     Provider,
@@ -44,8 +44,8 @@ from reference_server.agent.provider import (
     ToolCall,
 )
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
-from reference_server.layout import session_file as session_file_of
 from reference_server.platform.disk import off_loop
+from reference_server.workspace.layout import session_file as session_file_of
 
 log = logging.getLogger(__name__)
 

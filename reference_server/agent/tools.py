@@ -9,7 +9,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
-from reference_server.agent.events import Sent
+from reference_server.a2a.events import Sent
 
 READ_LIMIT = 256 * 1024  # characters returned by read_file before it truncates
 LIST_LIMIT = 500  # entries returned by list_files

@@ -11,9 +11,10 @@ from blacksheep import Request, Response
 
 from reference_server.bindings import jsonrpc, requestlog, rest
 from reference_server.bindings.http import read_json
-from reference_server.domain.callers import Caller, CallerDirectory
-from reference_server.domain.errors import A2AError, Unauthenticated
+from reference_server.model.caller import Caller
+from reference_server.model.errors import A2AError, Unauthenticated
 from reference_server.settings import Settings
+from reference_server.workspace.callers import CallerDirectory
 
 log = logging.getLogger("reference_server.auth")
 

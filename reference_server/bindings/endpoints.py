@@ -11,15 +11,15 @@ from email.utils import format_datetime
 
 from blacksheep import Content, Request, Response, Router
 
+from reference_server.a2a.service import A2AService
 from reference_server.bindings import jsonrpc, push_receiver, requestlog, rest
 from reference_server.bindings.auth import caller_of
+from reference_server.bindings.card import build_card, public_details
 from reference_server.bindings.faults import Faults
 from reference_server.bindings.http import dumps
 from reference_server.bindings.operations import Scope
 from reference_server.bindings.push_receiver import OnPush
-from reference_server.discovery.card import build_card, public_details
-from reference_server.domain.errors import MethodNotFound
-from reference_server.domain.service import A2AService
+from reference_server.model.errors import MethodNotFound
 from reference_server.settings import Settings
 
 Handler = Callable[[Request], Awaitable[Response]]

@@ -6,8 +6,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from reference_server.a2a.catalogue import V0_3
 from reference_server.bindings.requestlog import note_error
-from reference_server.domain.errors import (
+from reference_server.model.errors import (
     A2AError,
     BodyTimeout,
     ContentTypeNotSupported,
@@ -31,7 +32,6 @@ from reference_server.domain.errors import (
     VersionNotSupported,
     WatchNotFound,
 )
-from reference_server.wire.catalogue import V0_3
 
 A2A_DOMAIN = "a2a-protocol.org"
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"

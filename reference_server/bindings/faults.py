@@ -21,12 +21,12 @@ from typing import Any, cast
 from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
+from reference_server.a2a.prompt import build_prompt
 from reference_server.agent.provider import AskedFault
 from reference_server.bindings.http import Outlet, outlet_of
-from reference_server.domain.callers import Caller
-from reference_server.domain.errors import A2AError, InvalidParams, TooManyRequests, Unavailable, UnsupportedOperation
-from reference_server.domain.model import Message, SendRequest
-from reference_server.domain.prompt import build_prompt
+from reference_server.model.caller import Caller
+from reference_server.model.errors import A2AError, InvalidParams, TooManyRequests, Unavailable, UnsupportedOperation
+from reference_server.model.types import Message, SendRequest
 
 # the ASGI scope key under which a request carries the fault it asked for (the recorder writes it in its record)
 FAULT_KEY = "reference_server.fault"
@@ -225,7 +225,7 @@ def _refused(fault: Fault, outlet: Outlet | None, refuse: Refuse) -> Response:
     if fault.reset:
         if outlet is None:
             raise UnsupportedOperation("A connection reset needs the server's own HTTP protocol "
-                                       "(reference_server.serving), which serves this request not")
+                                       "(reference_server.process.serving), which serves this request not")
         outlet.abort()
         return Response(499, None, None)  # nobody reads it: the connection is gone
     assert fault.refuse is not None

@@ -13,11 +13,11 @@ from typing import Any, Protocol, TypeVar, cast
 from blacksheep import Content, Request, Response
 from blacksheep.exceptions import MessageAborted
 
+from reference_server.a2a.catalogue import V0_3, V1_0
 from reference_server.bindings.requestlog import note_version
-from reference_server.domain.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
+from reference_server.model.errors import BodyTimeout, ParseError, PayloadTooLarge, VersionNotSupported
 from reference_server.platform.disk import ON_GONE
 from reference_server.settings import Settings
-from reference_server.wire.catalogue import V0_3, V1_0
 
 T = TypeVar("T")
 
@@ -26,7 +26,7 @@ JSON = b"application/json"
 
 log = logging.getLogger("reference_server.http")
 
-SUPPORTED_VERSIONS = (V1_0, V0_3)  # the versions of the catalogue (wire/catalogue.py)
+SUPPORTED_VERSIONS = (V1_0, V0_3)  # the versions of the catalogue (a2a/catalogue.py)
 _VERSION = re.compile(r"^(\d{1,9})\.(\d{1,9})(?:\.\d{1,9})?$")  # bounded: int() of 4,301 digits raises
 
 

@@ -8,21 +8,21 @@ from typing import Any
 
 from blacksheep import Request, Response
 
+from reference_server.a2a.catalogue import V0_3, V1_0
 from reference_server.bindings.errors import in_version, jsonrpc_error, wire_error
 from reference_server.bindings.faults import answered
 from reference_server.bindings.http import json_response, read_json, requested_version, unless_gone
 from reference_server.bindings.operations import V03_OPERATIONS, V1_OPERATIONS, Operation, Scope
 from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import one_event_stream, stream_response
-from reference_server.domain.errors import (
+from reference_server.codecs import v03
+from reference_server.model.errors import (
     A2AError,
     InvalidParams,
     InvalidRequest,
     MethodNotFound,
     VersionNotSupported,
 )
-from reference_server.wire import v03
-from reference_server.wire.catalogue import V0_3, V1_0
 
 _TABLES = {V1_0: V1_OPERATIONS, V0_3: V03_OPERATIONS}
 

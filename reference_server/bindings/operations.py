@@ -1,5 +1,5 @@
 """Each operation's handler, per A2A version and wire format: how to decode, call and encode it. The operations and
-their names are the catalogue's (wire/catalogue.py); tests/test_catalogue.py keeps these tables equal to it."""
+their names are the catalogue's (a2a/catalogue.py); tests/test_catalogue.py keeps these tables equal to it."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
+from reference_server.a2a.broadcast import ends_subscription
+from reference_server.a2a.capabilities import Capabilities
+from reference_server.a2a.service import A2AService
+from reference_server.bindings.card import CardDetails, build_card, extended_details, v03_card
 from reference_server.bindings.faults import Faults
-from reference_server.discovery.card import CardDetails, build_card, extended_details, v03_card
-from reference_server.domain.broadcast import ends_subscription
-from reference_server.domain.callers import Caller
-from reference_server.domain.capabilities import Capabilities
-from reference_server.domain.service import A2AService
+from reference_server.codecs import v03, v03_rest, v1
+from reference_server.model.caller import Caller
 from reference_server.settings import Settings
-from reference_server.wire import v03, v03_rest, v1
 
 
 @dataclass(frozen=True)

@@ -19,14 +19,13 @@ import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 
+from reference_server.a2a.catalogue import V0_3, V1_0
 from reference_server.bindings.http import dumps
 from reference_server.bindings.push_receiver import TOKEN_HEADER
-from reference_server.domain.model import PushConfig, Task
-from reference_server.domain.task_store import StoredTask
+from reference_server.codecs import v03, v1
+from reference_server.model.types import PushConfig, StoredTask, Task
 from reference_server.platform.addresses import host_of
 from reference_server.platform.outbound import Outbound, OutboundError
-from reference_server.wire import v03, v1
-from reference_server.wire.catalogue import V0_3, V1_0
 
 log = logging.getLogger("reference_server.push")
 

@@ -7,6 +7,7 @@ from typing import Any
 
 from blacksheep import Request, Response, Route, Router
 
+from reference_server.a2a.catalogue import ROUTES, V0_3, V1_0, RestRoute
 from reference_server.bindings.errors import in_version, rest_error
 from reference_server.bindings.faults import answered
 from reference_server.bindings.http import (
@@ -20,15 +21,14 @@ from reference_server.bindings.http import (
 from reference_server.bindings.operations import V03_REST_OPERATIONS, V1_OPERATIONS, Operation, Scope, v1_list_push
 from reference_server.bindings.requestlog import note_operation
 from reference_server.bindings.sse import stream_response
-from reference_server.domain.errors import (
+from reference_server.codecs import v03_rest, v1
+from reference_server.model.errors import (
     A2AError,
     InvalidParams,
     MethodNotFound,
     VersionNotSupported,
 )
 from reference_server.settings import Settings
-from reference_server.wire import v03_rest, v1
-from reference_server.wire.catalogue import ROUTES, V0_3, V1_0, RestRoute
 
 # 1.0: the interface URL is <base>/a2a/v1 and the paths have no prefix (§11.3); 0.3: the interface URL is
 # <base>/a2a and the 0.3 proto's paths begin with /v1. Same paths, told apart by A2A-Version (missing = 0.3).

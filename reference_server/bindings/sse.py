@@ -13,9 +13,9 @@ from typing import Any, cast
 from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
+from reference_server.a2a.ports import Lane
 from reference_server.bindings.http import Outlet, dumps_text, outlet_of
-from reference_server.domain.errors import A2AError, InternalError
-from reference_server.platform.lane import Lane
+from reference_server.model.errors import A2AError, InternalError
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.sse")

@@ -14,8 +14,8 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl
 
+from reference_server.a2a.catalogue import PAGED, SENDS
 from reference_server.clientcheck.exchange import JSONRPC, match_route
-from reference_server.wire.catalogue import PAGED, SENDS
 
 RECOVERY_SECONDS = 30.0  # a client comes back for the task of a broken stream within this long
 CLOCK_SLACK_SECONDS = 0.002  # record times are to the millisecond: two of them differ by up to this much more

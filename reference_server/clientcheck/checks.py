@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from reference_server.a2a.catalogue import PAGED, SENDS, V0_3, V1_0
 from reference_server.bindings.http import SUPPORTED_VERSIONS, major_minor
 from reference_server.clientcheck import schemas, shapes
 from reference_server.clientcheck.exchange import (
@@ -25,7 +26,6 @@ from reference_server.clientcheck.exchange import (
     Call,
     Exchange,
 )
-from reference_server.wire.catalogue import PAGED, SENDS, V0_3, V1_0
 
 if TYPE_CHECKING:
     from jsonschema import ValidationError

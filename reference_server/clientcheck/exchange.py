@@ -7,12 +7,12 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qs
 
+from reference_server.a2a import catalogue
+from reference_server.a2a.catalogue import ROUTES, V0_3, V1_0, RestRoute
 from reference_server.bindings.http import SUPPORTED_VERSIONS, major_minor, parse_json
 from reference_server.bindings.rest import PREFIX
-from reference_server.domain.errors import ParseError
+from reference_server.model.errors import ParseError
 from reference_server.settings import Settings
-from reference_server.wire import catalogue
-from reference_server.wire.catalogue import ROUTES, V0_3, V1_0, RestRoute
 
 JSONRPC = "jsonrpc"
 REST = "rest"

@@ -27,7 +27,7 @@ from reference_server.bindings.auth import CALLER_KEY
 from reference_server.bindings.faults import FAULT_KEY
 from reference_server.clientcheck import checks, schemas
 from reference_server.clientcheck.exchange import NO_BODY, NOT_JSON, REST, Call, Exchange, classify, is_recorded
-from reference_server.domain.callers import Caller
+from reference_server.model.caller import Caller
 from reference_server.platform.disk import WRITER
 from reference_server.settings import Settings
 

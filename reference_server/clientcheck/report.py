@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from reference_server.a2a.catalogue import V0_3, V1_0
 from reference_server.clientcheck.behaviours import assess
 from reference_server.clientcheck.checks import CHECKS, CONVENTIONS
 from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST
 from reference_server.clientcheck.page import render
-from reference_server.wire.catalogue import V0_3, V1_0
 
 JSON_NAME = "client-report.json"
 HTML_NAME = "client-report.html"

@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from reference_server.wire.catalogue import CATALOGUE, V0_3, V1_0
+from reference_server.a2a.catalogue import CATALOGUE, V0_3, V1_0
 
 if TYPE_CHECKING:  # jsonschema takes seconds to import: only a recording server pays for it, on first use
     from jsonschema import Draft202012Validator
@@ -24,7 +24,7 @@ SCHEMA_DIR = _PACKAGED if (_PACKAGED / "a2a-v1.json").is_file() else _CHECKOUT
 V1_FILE, V03_FILE, V03_PROTO_FILE = "a2a-v1.json", "a2a-v0.3.json", "a2a-v0.3-proto.json"
 V03_ID = "urn:a2a:v0.3"  # the vendored 0.3 JSON Schema has no $id (it is byte-for-byte upstream)
 
-# the request definitions of each version and binding, from the catalogue (wire/catalogue.py)
+# the request definitions of each version and binding, from the catalogue (a2a/catalogue.py)
 V1_REQUESTS: dict[str, str] = {op.name: op.request for op in CATALOGUE}  # A2A 1.0, both bindings (a2a.proto)
 # A2A 0.3 JSON-RPC: the JSON-RPC request definition of each method, whose `params` are checked
 V03_REQUESTS: dict[str, str] = {op.v03_method: op.v03_request for op in CATALOGUE if op.v03_method and op.v03_request}

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from reference_server.wire.catalogue import SENDS, V0_3, V1_0
+from reference_server.a2a.catalogue import SENDS, V0_3, V1_0
 
 Finding = tuple[str, str, str, str | None]  # (check, path, message, the version the name belongs to)
 FREE_FORM = frozenset({"metadata", "data"})  # values the client owns: never walked

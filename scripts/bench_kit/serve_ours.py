@@ -14,11 +14,11 @@ from pathlib import Path
 import uvicorn
 
 from reference_server.agent.notifier import LoggingNotifier
-from reference_server.app import create_app
 from reference_server.cli import configure_logging, tune_runtime
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 from reference_server.platform.file_changes import notifications_for
-from reference_server.serving import uvicorn_options
+from reference_server.process.app import create_app
+from reference_server.process.serving import uvicorn_options
 from reference_server.settings import load_settings
 
 PROBE_INTERVAL = 0.001

@@ -15,7 +15,7 @@ from typing import Any
 
 from support.live import LiveServer, settings_for
 
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 CARD_NAME = "Interop Desk"
 

@@ -48,7 +48,7 @@ from interop.test_python_sdk_v03_rest import v03_rest_client
 from reference_server.clientcheck import report
 from reference_server.clientcheck.exchange import OPERATIONS
 from reference_server.clientcheck.recorder import RecordingApplication
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 pytestmark = pytest.mark.interop
 

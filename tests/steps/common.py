@@ -16,7 +16,7 @@ from support.client import SPEC_ERRORS
 from support.exchanges import shown
 from support.target import TARGET_KEY
 
-from reference_server.domain.callers import Workspace
+from reference_server.model.caller import Workspace
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")  # the server's ids
 TIMESTAMP = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$")  # design README: RFC 3339, ms, Z

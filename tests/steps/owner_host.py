@@ -24,7 +24,7 @@ from support.telegram import FakeTelegram
 from support.v03_rest import ROUTES as V03_REST_ROUTES
 
 from reference_server import cli
-from reference_server.domain.owners import owner_workspace
+from reference_server.hosting.owners import owner_workspace
 from steps.common import new_key, workspace_of, write_json
 
 BOT_TOKEN = "4242:spec-bot-token-never-logged"

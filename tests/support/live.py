@@ -12,16 +12,16 @@ import uvicorn
 
 from reference_server.agent.notifier import owner_notifier
 from reference_server.agent.session import AgentSession
-from reference_server.app import ProviderFor, create_app
 from reference_server.bindings.push_receiver import OnPush
-from reference_server.domain.callers import Workspace
-from reference_server.domain.owners import OwnersFile, owner_workspaces
-from reference_server.domain.watches import WorkspaceWatches
-from reference_server.layout import caller_entry, write_callers
+from reference_server.hosting.owners import OwnersFile, owner_workspaces
+from reference_server.hosting.watches import WorkspaceWatches
+from reference_server.model.caller import Workspace
 from reference_server.platform.file_changes import notifications_for
 from reference_server.platform.outbound import Outbound
-from reference_server.serving import uvicorn_options
+from reference_server.process.app import ProviderFor, create_app
+from reference_server.process.serving import uvicorn_options
 from reference_server.settings import Settings
+from reference_server.workspace.layout import caller_entry, write_callers
 from support.webhook import client_ssl_context, test_resolver
 
 

@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 import uvicorn
 
-from reference_server.wire.catalogue import NAMES, V03_METHODS
+from reference_server.a2a.catalogue import NAMES, V03_METHODS
 
 # A2A 1.0 and 0.3 JSON-RPC method names -> the 1.0 operation (the catalogue's names)
 METHODS = {name: name for name in NAMES} | {method: op.name for method, op in V03_METHODS.items()}

@@ -1,1 +1,0 @@
-"""Discovery: the public agent card and the per-caller extended card."""

@@ -1,0 +1,1 @@
+"""Unit tests of the codecs in reference_server/codecs/."""

@@ -1,0 +1,1 @@
+"""Unit tests of reference_server/hosting/."""

@@ -1,1 +1,0 @@
-"""Unit tests of the codecs in reference_server/wire/."""
