@@ -143,17 +143,23 @@ class ReferenceServer:
 
     def report(self) -> dict[str, Any]:
         """The client report of what was recorded so far (client-report.json's content), also written as
-        client-report.json and client-report.html into `folder`."""
+        client-report.json and client-report.html into `folder`. While the server runs, a behaviour whose time
+        window is still open is pending; once it has stopped, every window has closed."""
         from reference_server.clientcheck import report
+        from reference_server.clientcheck.behaviours import RUN_ENDED
 
         self._flush()
         self.records.mkdir(parents=True, exist_ok=True)
-        return report.write(self.records, self.folder)[0]
+        return report.write(self.records, self.folder, now=None if self._running else RUN_ENDED)[0]
+
+    @property
+    def _running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
 
     def _flush(self) -> None:
         from reference_server.clientcheck.recorder import RecordingApplication
 
-        if isinstance(self._app, RecordingApplication) and self._thread is not None and self._thread.is_alive():
+        if isinstance(self._app, RecordingApplication) and self._running:
             self._app.recorder.flush()
 
 

@@ -30,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reference_server.clientcheck import report  # noqa: E402
+from reference_server.clientcheck.behaviours import RUN_ENDED  # noqa: E402
 
 CALLER = "client"
 START_SECONDS = 30.0
@@ -133,7 +134,8 @@ def main(argv: list[str] | None = None) -> int:
             code = run_client(args.command, url, key, args.timeout)
         finally:
             stop(server)
-    built, json_path, html_path = report.write(records, args.out)
+    # the command has ended and the server stopped: no request can come any more, so every window has closed
+    built, json_path, html_path = report.write(records, args.out, now=RUN_ENDED)
     print()
     print(report.summary_text(built))
     print(f"\nreport: {json_path}\n        {html_path}\nserver log: {log}")

@@ -109,3 +109,20 @@ def test_without_the_marker_it_streams(a2a_server):
                           cwd=project, capture_output=True, text=True, timeout=240, check=False)
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout, done.stdout
+
+
+def test_a_cut_stream_is_pending_while_the_server_runs_and_broken_once_it_stopped(tmp_path: Path) -> None:
+    server = ReferenceServer(tmp_path).start()
+    message = {"messageId": "m-cut", "role": "ROLE_USER", "parts": [{"text": "cut after 2 events"}]}
+    try:
+        with httpx.Client(base_url=server.url, headers={"X-API-Key": server.key, "A2A-Version": "1.0"}) as http, \
+                pytest.raises(httpx.RemoteProtocolError), \
+                http.stream("POST", "/a2a/v1/message:stream", json={"message": message}) as answer:
+            for _line in answer.iter_lines():
+                pass
+        running = {b["id"]: b["status"] for b in server.report()["behaviours"]}
+        assert running["stream-recovered"] == "pending"  # the client has 30 s to come back: no failure yet
+    finally:
+        server.stop()
+    stopped = {b["id"]: b["status"] for b in server.report()["behaviours"]}
+    assert stopped["stream-recovered"] == "broken"  # the run is over and the client never came back

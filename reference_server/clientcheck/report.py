@@ -2,12 +2,14 @@
 
 The report holds the coverage matrix (operation x binding x version, exercised or not), every violation with its
 spec section and the exchange that made it, the MAY/SHOULD conventions the client used or not, and how the client
-behaved across exchanges (behaviours.py): held, broken (with the exchanges) or not exercised.
+behaved across exchanges (behaviours.py): held, broken (with the exchanges), pending (its time window still open)
+or not exercised.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -63,13 +65,15 @@ def answered_ok(data: dict[str, Any]) -> bool:
                    for e in response.get("events") or [])
 
 
-def build(folder: Path) -> dict[str, Any]:
+def build(folder: Path, now: float | None = None) -> dict[str, Any]:
+    """The report of folder's records, its behaviours judged at now (Unix seconds; None: the present, since the
+    server may still be recording; behaviours.RUN_ENDED when the run is over and no request can come any more)."""
     records, unreadable = read_records(folder)
     calls = [r for r in records if r.data.get("binding") != CARD]
     violations = [_violation(record, found) for record in records
                   for found in (record.data.get("checks") or {}).get("violations") or []]
     coverage = _coverage(calls)
-    behaviours = assess((f"{r.file}:{r.line}", r.data) for r in records)
+    behaviours = assess(((f"{r.file}:{r.line}", r.data) for r in records), time.time() if now is None else now)
     exercised = sum(1 for cell in coverage if cell["requests"])
     applicable = sum(1 for cell in coverage if cell["applicable"])
     return {
@@ -81,6 +85,7 @@ def build(folder: Path) -> dict[str, Any]:
             "callers": sorted({r.data.get("caller") or "(unauthenticated)" for r in calls}),
             "violations": len(violations),
             "behavioursBroken": sum(1 for b in behaviours if b["status"] == "broken"),
+            "behavioursPending": sum(1 for b in behaviours if b["status"] == "pending"),
             "cellsExercised": exercised,
             "cellsApplicable": applicable,
             "schemaChecked": sum(1 for r in calls if (r.data.get("checks") or {}).get("schemaChecked")),
@@ -152,8 +157,9 @@ def summary_text(report: dict[str, Any]) -> str:
     """The report as a terminal reads it: the matrix, the conventions, the violations."""
     summary = report["summary"]
     callers = ", ".join(summary["callers"]) or "none"
+    pending = f" ({summary['behavioursPending']} pending)" if summary["behavioursPending"] else ""
     lines = [f"Client check: {summary['exchanges']} A2A requests from {callers}; "
-             f"{summary['violations']} violation(s); {summary['behavioursBroken']} behaviour(s) broken; "
+             f"{summary['violations']} violation(s); {summary['behavioursBroken']} behaviour(s) broken{pending}; "
              f"{summary['cellsExercised']} of "
              f"{summary['cellsApplicable']} operation x binding x version cells exercised", ""]
     columns = report["coverage"]["columns"]
@@ -179,7 +185,8 @@ def summary_text(report: dict[str, Any]) -> str:
         counted = f" ({behaviour['instances']} seen, {behaviour['broken']} broken)" if behaviour["instances"] else ""
         lines.append(f"  {behaviour['status']:<13} {behaviour['id']}: {behaviour['title']} ({behaviour['section']})"
                      + counted)
-        lines += [f"      {', '.join(found['where'])}: {found['message']}" for found in behaviour["findings"]]
+        lines += [f"      {', '.join(found['where'])}: {found['message']}"
+                  for found in [*behaviour["findings"], *behaviour["waiting"]]]
     lines.append("")
     if not report["violations"]:
         lines.append("Violations: none")
@@ -194,9 +201,10 @@ def summary_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write(folder: Path, out: Path | None = None) -> tuple[dict[str, Any], Path, Path]:
-    """Build the report of folder's records; write the JSON and the HTML into out (default: folder)."""
-    report = build(folder)
+def write(folder: Path, out: Path | None = None, now: float | None = None) -> tuple[dict[str, Any], Path, Path]:
+    """Build the report of folder's records (at now, as build); write the JSON and the HTML into out (default:
+    folder)."""
+    report = build(folder, now)
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
     json_path, html_path = out / JSON_NAME, out / HTML_NAME
