@@ -49,6 +49,8 @@ def render(report: dict[str, Any]) -> str:
         "<p>Each cell: requests answered without an error / requests sent, per A2A operation, binding and "
         "version. n/a: the operation does not exist in that version.</p>",
         _matrix(report["coverage"]),
+        *([f"<p>{report['coverage']['noOperation']} request(s) named no A2A operation: see the violations.</p>"]
+          if report["coverage"]["noOperation"] else []),
         f"<p>The public agent card was fetched {summary['cardFetches']} time(s).</p>",
         "<h2>Conventions (MAY / SHOULD)</h2>",
         _conventions(report["conventions"]),

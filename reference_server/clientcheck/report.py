@@ -17,7 +17,7 @@ from typing import Any
 
 from reference_server.clientcheck.behaviours import assess
 from reference_server.clientcheck.checks import CHECKS, CONVENTIONS
-from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST
+from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST, named_operation
 from reference_server.clientcheck.page import render
 from reference_server.wire.catalogue import V0_3, V1_0
 
@@ -72,7 +72,7 @@ def build(folder: Path, now: float | None = None) -> dict[str, Any]:
     calls = [r for r in records if r.data.get("binding") != CARD]
     violations = [_violation(record, found) for record in records
                   for found in (record.data.get("checks") or {}).get("violations") or []]
-    coverage = _coverage(calls)
+    coverage, no_operation = _coverage(calls)
     behaviours = assess(((f"{r.file}:{r.line}", r.data) for r in records), time.time() if now is None else now)
     exercised = sum(1 for cell in coverage if cell["requests"])
     applicable = sum(1 for cell in coverage if cell["applicable"])
@@ -95,6 +95,7 @@ def build(folder: Path, now: float | None = None) -> dict[str, Any]:
             "columns": [{"binding": b, "version": v, "title": f"{BINDING_NAMES[b]} {v}"} for b, v in COLUMNS],
             "operations": list(OPERATIONS),
             "cells": coverage,
+            "noOperation": no_operation,  # requests that named no A2A operation (see the method-unknown violations)
         },
         "checks": [{"id": c.id, "section": c.section, "title": c.title,
                     "violations": sum(1 for v in violations if v["check"] == c.id)} for c in CHECKS.values()],
@@ -109,16 +110,31 @@ def failed(report: dict[str, Any]) -> bool:
     return bool(report["summary"]["violations"] or report["summary"]["behavioursBroken"])
 
 
-def _coverage(calls: list[Record]) -> list[dict[str, Any]]:
+def cell_of(data: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The coverage cell (operation, binding, version) of a record: the operation the server read it as, else the
+    one its method or route names (a request refused for a missing A2A-Version is still a try at that operation,
+    and counts as sent and not answered); None for a request that names no A2A operation."""
+    binding = str(data.get("binding"))
+    if data.get("operation") is not None:
+        return str(data["operation"]), binding, str(data.get("version"))
+    request = data.get("request") or {}
+    named = named_operation(binding, str(request.get("method")), str(request.get("path")), str(data.get("method")))
+    return (named[0], binding, named[1]) if named is not None else None
+
+
+def _coverage(calls: list[Record]) -> tuple[list[dict[str, Any]], int]:
+    """The cells, and how many requests named no A2A operation."""
+    by_cell: dict[tuple[str, str, str] | None, list[Record]] = {}
+    for record in calls:
+        by_cell.setdefault(cell_of(record.data), []).append(record)
     cells = []
     for operation in OPERATIONS:
         for binding, version in COLUMNS:
-            matching = [r for r in calls if (r.data.get("operation"), r.data.get("binding"), r.data.get("version"))
-                        == (operation, binding, version)]
+            matching = by_cell.get((operation, binding, version), [])
             cells.append({"operation": operation, "binding": binding, "version": version,
                           "applicable": not (version == V0_3 and operation in NOT_IN_V03),
                           "requests": len(matching), "ok": sum(1 for r in matching if answered_ok(r.data))})
-    return cells
+    return cells, len(by_cell.get(None, []))
 
 
 def _conventions(calls: list[Record]) -> list[dict[str, Any]]:
@@ -174,6 +190,8 @@ def summary_text(report: dict[str, Any]) -> str:
             text = "n/a" if not cell["applicable"] else f"{cell['ok']}/{cell['requests']}" if cell["requests"] else "-"
             row += text.ljust(16)
         lines.append(row.rstrip())
+    if report["coverage"]["noOperation"]:
+        lines.append(f"({report['coverage']['noOperation']} request(s) named no A2A operation: see the violations)")
     lines.append(f"(the public agent card was fetched {summary['cardFetches']} time(s))")
     lines += ["", "Conventions (MAY/SHOULD):"]
     for convention in report["conventions"]:
