@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 import secrets
 import threading
 import time
@@ -124,14 +125,17 @@ class ReferenceServer:
 
     def set_script(self, script: dict[str, Any] | str | None) -> None:
         """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
-        dict or JSON text; None goes back to the default script."""
+        dict or JSON text; None goes back to the default script. It is checked here, as the agent reads it: a script
+        it cannot play raises ValueError (ScriptError) naming the field and why, and the script in place stays."""
         from reference_server.layout import script_file
 
         path = script_file(self.workspace)
         if script is None:
             path.unlink(missing_ok=True)
             return
-        path.write_text(script if isinstance(script, str) else json.dumps(script), encoding="utf-8")
+        text = script if isinstance(script, str) else json.dumps(script)
+        _check_script(text)
+        path.write_text(text, encoding="utf-8")
 
     def exchanges(self) -> list[dict[str, Any]]:
         """Every exchange recorded so far, in the order they arrived (docs/client-testing.md, "Recording by hand")."""
@@ -161,6 +165,29 @@ class ReferenceServer:
 
         if isinstance(self._app, RecordingApplication) and self._running:
             self._app.recorder.flush()
+
+
+def _check_script(text: str) -> None:
+    """ScriptError (a ValueError) for a script the scripted agent cannot play: its format (spec/schemas/script.json),
+    checked by the parser the agent reads every script with, and each rule's fault by the check its messages get,
+    with the values a message fills in (placeholders) left for then."""
+    from reference_server.agent.provider import AskedFault
+    from reference_server.agent.script import ScriptError, parse_script
+    from reference_server.bindings.faults import FaultError, plan
+
+    for index, rule in enumerate(parse_script(text)):
+        if rule.fault is None:
+            continue
+        where = f"$.rules[{index}].fault"
+        written = {key: "" if isinstance(value, str) and _PLACEHOLDER.search(value) else value
+                   for key, value in rule.fault.items()}  # "" leaves a setting at its default, as plan reads it
+        try:
+            plan(AskedFault(written, where))
+        except FaultError as error:
+            raise ScriptError(where, str(error)) from None
+
+
+_PLACEHOLDER = re.compile(r"\{\w+\}")  # agent/scripted.py fills these from the message
 
 
 class _Said(logging.Handler):

@@ -126,3 +126,36 @@ def test_a_cut_stream_is_pending_while_the_server_runs_and_broken_once_it_stoppe
         server.stop()
     stopped = {b["id"]: b["status"] for b in server.report()["behaviours"]}
     assert stopped["stream-recovered"] == "broken"  # the run is over and the client never came back
+
+
+@pytest.mark.parametrize(("script", "said"), [
+    ({"rules": [{"match": 3}]}, r"^\$\.rules\[0\]\.match: must be a string$"),
+    ('{"rules": [}', r"^\$: not valid JSON"),
+    ({"rules": [{"match": "", "turns": [[{"sey": "hi"}]]}]}, r"^\$\.rules\[0\]\.turns\[0\]\[0\]: unknown step 'sey'"),
+    ({"rules": [{"match": "(", "turns": [[{"say": "hi"}]]}]}, r"^\$\.rules\[0\]\.match: bad regular expression"),
+    ({"rules": [{"match": "", "turns": [[{"say": "a"}]]}, {"match": "x", "fault": {"cutAftr": 2}}]},
+     r"^\$\.rules\[1\]\.fault: unknown fault setting 'cutAftr'; the settings are cutAfter, "),
+    ({"rules": [{"match": "x", "fault": {"cutAfter": 0}}]},
+     r"^\$\.rules\[0\]\.fault: cutAfter 0: must be a whole number of events from 1 to 1000$"),
+])
+def test_a_script_the_agent_cannot_play_is_refused_when_it_is_set(tmp_path: Path, script: object, said: str) -> None:
+    server = ReferenceServer(tmp_path)
+    with pytest.raises(ValueError, match=said):
+        server.set_script(script)  # type: ignore[arg-type]
+    assert not (tmp_path / "workspace" / ".volcanic" / "a2a" / "script.json").exists()
+
+
+def test_a_refused_script_leaves_the_one_in_place(tmp_path: Path) -> None:
+    server = ReferenceServer(tmp_path).start()
+    try:
+        # a placeholder is filled by the message: its value is checked then, not now
+        server.set_script({"rules": [{"match": r"cut after (?P<n>\d+)", "fault": {"cutAfter": "{n}"}},
+                                     {"match": "", "turns": [[{"say": "kept"}]]}]})
+        with pytest.raises(ValueError, match=r"\$\.rules\[0\]\.match: must be a string"):
+            server.set_script({"rules": [{"match": 3, "turns": [[{"say": "never"}]]}]})
+        answer = httpx.post(server.url + "/a2a/v1/message:send", headers={"X-API-Key": server.key,
+                            "A2A-Version": "1.0"}, json={"message": {"messageId": "m-1", "role": "ROLE_USER",
+                                                                     "parts": [{"text": "hello"}]}}, timeout=10)
+        assert answer.json()["task"]["artifacts"][0]["parts"][0]["text"] == "kept"
+    finally:
+        server.stop()
