@@ -278,22 +278,22 @@ def _schema(call: Call, specific: list[Violation]) -> tuple[list[Violation], boo
         if error.validator == "additionalProperties":
             # one error names every unknown field of an object: each is its own violation, unless a more specific
             # check named that field already (a snake_case name beside an unknown one is two mistakes, not one)
-            found += [Violation("schema", f"{field}: not a field of {where or 'the parameters'} in this version's "
-                                "schema (A2A §5.7)", field)
-                      for field in _unknown_fields(error, where) if field not in reported and where not in reported]
+            found += [Violation("schema", f"{where or 'the parameters'}: `{name}` is not a field of this version's "
+                                "schema (A2A §5.7)", shapes.at(where, name))
+                      for name in _unknown_fields(error) if shapes.at(where, name) not in reported
+                      and where not in reported]
         elif where not in explained:
             found.append(Violation("schema", f"{where or 'the parameters'}: {error.message}", where or None))
     return found, True
 
 
-def _unknown_fields(error: ValidationError, where: str) -> list[str]:
-    """The paths of the fields an additionalProperties error is about: those its schema neither names nor
-    matches with a pattern."""
+def _unknown_fields(error: ValidationError) -> list[str]:
+    """The fields an additionalProperties error is about: those its schema neither names nor matches with a
+    pattern."""
     instance = error.instance if isinstance(error.instance, dict) else {}
     named = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
     patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
-    return [shapes.at(where, name) for name in instance
-            if name not in named and not any(re.search(pattern, name) for pattern in patterns)]
+    return [name for name in instance if name not in named and not any(re.search(p, name) for p in patterns)]
 
 
 def _path(error: ValidationError) -> str:

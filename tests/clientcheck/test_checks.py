@@ -203,7 +203,7 @@ def test_every_mistake_of_a_request_is_reported_not_the_first() -> None:
     violations = check(classify(ex), ex, CallerState()).violations
     assert [(v.check, v.path) for v in violations] == [
         ("field-case", "message.message_id"), ("schema", "message.colour"), ("schema", "message.size")]
-    assert violations[1].message == "message.colour: not a field of message in this version's schema (A2A §5.7)"
+    assert violations[1].message == "message: `colour` is not a field of this version's schema (A2A §5.7)"
 
 
 @pytest.mark.parametrize(("ex", "uses"), [
