@@ -33,12 +33,56 @@ class ReferenceServerError(RuntimeError):
     """The reference server did not start; the message says why."""
 
 
-class ReferenceServer:
+class _Kit:
+    """What a test reads of the exchanges it sees, and asserts on them; each failed assertion names the rule, its
+    section, the exchanges and the report's path (written into `folder`)."""
+
+    folder: Path
+    key: str
+
+    def exchanges(self) -> list[dict[str, Any]]:
+        raise NotImplementedError
+
+    def report(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def assert_no_violations(self) -> None:
+        """No request broke a rule of the spec, and no behaviour was broken (what fails `make client-check`)."""
+        __tracebackhide__ = True
+        from reference_server.clientcheck.assertions import violations_text
+
+        self._fail(violations_text(self.report(), self.folder))
+
+    def assert_called(self, operation: str, *, binding: str | None = None, version: str | None = None,
+                      ok: bool = True) -> None:
+        """The client called the A2A operation ("SendMessage"), over the binding ("jsonrpc", "rest") and version
+        ("1.0", "0.3") when given, and got at least one answer without an error (any answer, with ok=False)."""
+        __tracebackhide__ = True
+        from reference_server.clientcheck.assertions import called_text
+
+        report = self.report()
+        self._fail(called_text(report, self.exchanges(), self.folder, operation, binding, version, ok))
+
+    def assert_behaviour(self, behaviour: str, status: str = "held") -> None:
+        """The behaviour ("stream-recovered", …) has this status: held, broken, pending or not exercised."""
+        __tracebackhide__ = True
+        from reference_server.clientcheck.assertions import behaviour_text
+
+        self._fail(behaviour_text(self.report(), self.folder, behaviour, status))
+
+    def _fail(self, text: str | None) -> None:
+        __tracebackhide__ = True
+        if text is not None:
+            raise AssertionError(text.replace(self.key, "***"))  # the records mask it; a text never shows it
+
+
+class ReferenceServer(_Kit):
     """A reference server on 127.0.0.1 serving one workspace with one caller, recording what that caller sends.
 
     `url` is the base URL (the card is at `card_url`; JSON-RPC at `url + "/a2a"`, HTTP+JSON under
     `url + "/a2a/v1"`), `key` the caller's key (X-API-Key or Authorization: Bearer). `set_script()` gives the
-    scripted agent a script of your own; `exchanges()` and `report()` are what was recorded so far."""
+    scripted agent a script of your own; `exchanges()` and `report()` are what was recorded so far, and the
+    `assert_…` methods assert on them."""
 
     def __init__(self, folder: Path, *, port: int = 0, **settings: Any) -> None:
         self.folder = folder
@@ -135,26 +179,32 @@ class ReferenceServer:
             return
         text = script if isinstance(script, str) else json.dumps(script)
         _check_script(text)
-        path.write_text(text, encoding="utf-8")
+        from reference_server.platform.disk import replace_now
+
+        replace_now(path, text.encode())  # whole or not at all: a run never reads half a script
 
     def exchanges(self) -> list[dict[str, Any]]:
         """Every exchange recorded so far, in the order they arrived (docs/client-testing.md, "Recording by hand")."""
-        self._flush()
-        found = []
-        for path in sorted(self.records.glob("*.jsonl")):
-            found += [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
-        return sorted(found, key=lambda record: str(record.get("time")))
+        return _parsed(self._since({}))
 
     def report(self) -> dict[str, Any]:
         """The client report of what was recorded so far (client-report.json's content), also written as
         client-report.json and client-report.html into `folder`. While the server runs, a behaviour whose time
         window is still open is pending; once it has stopped, every window has closed."""
-        from reference_server.clientcheck import report
-        from reference_server.clientcheck.behaviours import RUN_ENDED
-
         self._flush()
         self.records.mkdir(parents=True, exist_ok=True)
-        return report.write(self.records, self.folder, now=None if self._running else RUN_ENDED)[0]
+        return _written_report(self.records, self.folder, self._running)
+
+    def _since(self, marks: dict[str, int]) -> dict[str, bytes]:
+        """What each records file holds past its mark (bytes; a file without one, whole), every exchange answered
+        so far included."""
+        self._flush()
+        found = {}
+        for path in sorted(self.records.glob("*.jsonl")):
+            with path.open("rb") as records:
+                records.seek(marks.get(path.name, 0))
+                found[path.name] = records.read()
+        return found
 
     @property
     def _running(self) -> bool:
@@ -165,6 +215,18 @@ class ReferenceServer:
 
         if isinstance(self._app, RecordingApplication) and self._running:
             self._app.recorder.flush()
+
+
+def _parsed(files: dict[str, bytes]) -> list[dict[str, Any]]:
+    found = [json.loads(line) for data in files.values() for line in data.decode("utf-8").splitlines() if line.strip()]
+    return sorted(found, key=lambda record: str(record.get("time")))
+
+
+def _written_report(records: Path, out: Path, running: bool) -> dict[str, Any]:
+    from reference_server.clientcheck import report
+    from reference_server.clientcheck.behaviours import RUN_ENDED
+
+    return report.write(records, out, now=None if running else RUN_ENDED)[0]
 
 
 def _check_script(text: str) -> None:

@@ -120,12 +120,15 @@ def test_a_cut_stream_is_pending_while_the_server_runs_and_broken_once_it_stoppe
                 http.stream("POST", "/a2a/v1/message:stream", json={"message": message}) as answer:
             for _line in answer.iter_lines():
                 pass
-        running = {b["id"]: b["status"] for b in server.report()["behaviours"]}
-        assert running["stream-recovered"] == "pending"  # the client has 30 s to come back: no failure yet
+        server.assert_behaviour("stream-recovered", "pending")  # the client has 30 s to come back: no failure yet
+        server.assert_no_violations()
     finally:
         server.stop()
-    stopped = {b["id"]: b["status"] for b in server.report()["behaviours"]}
-    assert stopped["stream-recovered"] == "broken"  # the run is over and the client never came back
+    server.assert_behaviour("stream-recovered", "broken")  # the run is over and the client never came back
+    with pytest.raises(AssertionError, match=r"(?s)broke 0 rule\(s\) and 1 behaviour\(s\).*- stream-recovered broken "
+                       r"\[A2A §3\.5\.2, §3\.1\.6, §3\.1\.3\]: the stream of task \S+ broke after 2 events.*"
+                       r"POST /a2a/v1/message:stream -> 200"):
+        server.assert_no_violations()
 
 
 @pytest.mark.parametrize(("script", "said"), [
@@ -157,5 +160,53 @@ def test_a_refused_script_leaves_the_one_in_place(tmp_path: Path) -> None:
                             "A2A-Version": "1.0"}, json={"message": {"messageId": "m-1", "role": "ROLE_USER",
                                                                      "parts": [{"text": "hello"}]}}, timeout=10)
         assert answer.json()["task"]["artifacts"][0]["parts"][0]["text"] == "kept"
+    finally:
+        server.stop()
+
+
+def send(server: ReferenceServer, message: dict[str, object], query: str = "") -> httpx.Response:
+    return httpx.post(server.url + "/a2a/v1/message:send" + query, json={"message": message}, timeout=10,
+                      headers={"X-API-Key": server.key, "A2A-Version": "1.0"})
+
+
+def test_a_failed_assertion_names_the_rule_the_section_the_exchange_and_the_report(tmp_path: Path) -> None:
+    server = ReferenceServer(tmp_path).start()
+    try:
+        send(server, {"message_id": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "colour": "red"},
+             query=f"?key={server.key}")
+        push = {"taskId": "t-1", "url": "https://hooks.example.com/n", "token": "tok-secret", "extra": 1}
+        httpx.post(server.url + "/a2a/v1/tasks/t-1/pushNotificationConfigs", json=push, timeout=10,
+                   headers={"X-API-Key": server.key, "A2A-Version": "1.0"})
+        with pytest.raises(AssertionError) as raised:
+            server.assert_no_violations()
+        text = str(raised.value)
+        assert text.startswith(f"the client broke 3 rule(s) and 0 behaviour(s); report: {tmp_path}/client-report.html")
+        assert "- field-case [A2A §5.5] at message.message_id: `message_id` is the proto's field name" in text
+        assert "- schema [A2A §5.7; a2a.proto (1.0), the 0.3 JSON Schema and the 0.3 proto] at message.colour" in text
+        assert "    POST /a2a/v1/message:send?key=*** (HTTP+JSON 1.0) -> 200\n" in text
+        assert '    body: {"message":{"message_id":"m-1","role":"ROLE_USER"' in text
+        assert "    POST /a2a/v1/tasks/t-1/pushNotificationConfigs (HTTP+JSON 1.0)" in text
+        assert server.key not in text and "tok-secret" not in text
+        assert (tmp_path / "client-report.html").is_file()
+
+        with pytest.raises(AssertionError, match=r"^the client never called CancelTask; report: .*\n"
+                           r"what it called: SendMessage HTTP\+JSON 1\.0 1/1; CreateTaskPushNotificationConfig "
+                           r"HTTP\+JSON 1\.0 0/1$"):
+            server.assert_called("CancelTask")
+        with pytest.raises(AssertionError, match=r"(?s)^the client called CreateTaskPushNotificationConfig 1 time\(s\) "
+                           r"and no answer was without an error.*\n    POST /a2a/v1/tasks/t-1/pushNotificationConfigs "
+                           r"\(HTTP\+JSON 1\.0\) -> 404\n"):
+            server.assert_called("CreateTaskPushNotificationConfig")
+        server.assert_called("CreateTaskPushNotificationConfig", ok=False)
+        server.assert_called("SendMessage", binding="rest", version="1.0")
+        with pytest.raises(AssertionError, match=r"never called SendMessage over JSON-RPC 1\.0"):
+            server.assert_called("SendMessage", binding="jsonrpc", version="1.0", ok=False)
+        with pytest.raises(ValueError, match="'SendMesage' is not an A2A operation: one of SendMessage, "):
+            server.assert_called("SendMesage")
+        with pytest.raises(AssertionError, match=r"^stream-recovered is not exercised, not held \(0 seen\)"):
+            server.assert_behaviour("stream-recovered")
+        server.assert_behaviour("stream-recovered", "not exercised")
+        with pytest.raises(ValueError, match="'stream-recover' is not a behaviour"):
+            server.assert_behaviour("stream-recover")
     finally:
         server.stop()

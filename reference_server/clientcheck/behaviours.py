@@ -91,7 +91,7 @@ class Result:
                 "status": self.status, "instances": self.instances, "broken": len(self.findings),
                 "pending": len(self.waiting),
                 "findings": [_finding_json(f) for f in self.findings],
-                "waiting": [{"message": f.message, "where": [s.where for s in f.exchanges]} for f in self.waiting]}
+                "waiting": [_finding_json(f) for f in self.waiting]}
 
 
 def _finding_json(found: Finding) -> dict[str, Any]:
