@@ -12,6 +12,7 @@ import json
 import logging
 import re
 import secrets
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -206,6 +207,10 @@ class ReferenceServer(_Kit):
                 found[path.name] = records.read()
         return found
 
+    def _marks(self) -> dict[str, int]:
+        """Where each records file ends now: the mark a test's share of the exchanges starts from."""
+        return {name: len(data) for name, data in self._since({}).items()}
+
     @property
     def _running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
@@ -215,6 +220,41 @@ class ReferenceServer(_Kit):
 
         if isinstance(self._app, RecordingApplication) and self._running:
             self._app.recorder.flush()
+
+
+class SharedServer(_Kit):
+    """The session's server as one test sees it (the a2a_shared_server fixture): the same `url` and `key`, the test's
+    own script (the default one until it sets another, and again when it ends, passed or failed), and only the
+    exchanges recorded while it runs, with a report of their own in `folder`."""
+
+    def __init__(self, server: ReferenceServer, folder: Path) -> None:
+        self.server = server
+        self.folder = folder
+        self.records = folder / "records"
+        self.url, self.key, self.workspace = server.url, server.key, server.workspace
+        self._marks = server._marks()
+
+    @property
+    def card_url(self) -> str:
+        return self.server.card_url
+
+    def set_script(self, script: dict[str, Any] | str | None) -> None:
+        """As ReferenceServer.set_script, for this test only: the default script comes back when it ends."""
+        self.server.set_script(script)
+
+    def exchanges(self) -> list[dict[str, Any]]:
+        """The exchanges recorded since this test began, in the order they arrived."""
+        return _parsed(self.server._since(self._marks))
+
+    def report(self) -> dict[str, Any]:
+        """The client report of this test's exchanges, also written as client-report.json and .html into `folder`
+        (beside their records)."""
+        shutil.rmtree(self.records, ignore_errors=True)
+        self.records.mkdir(parents=True)
+        for name, data in self.server._since(self._marks).items():
+            if data:
+                (self.records / name).write_bytes(data)
+        return _written_report(self.records, self.folder, self.server._running)
 
 
 def _parsed(files: dict[str, bytes]) -> list[dict[str, Any]]:
@@ -291,3 +331,19 @@ def a2a_server(tmp_path_factory: pytest.TempPathFactory, request: pytest.Fixture
 def a2a_server_session(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ReferenceServer]:
     """One reference server for the whole session: every test that asks for it shares its records."""
     yield from _served(tmp_path_factory.mktemp("a2a-server-session"))
+
+
+@pytest.fixture
+def a2a_shared_server(a2a_server_session: ReferenceServer, tmp_path_factory: pytest.TempPathFactory,
+                      request: pytest.FixtureRequest) -> Iterator[SharedServer]:
+    """The session's server for one test: the default script until the test sets its own, and only the exchanges
+    of this test in its exchanges(), report() and assertions. Its script is reset when it ends, even if it failed,
+    and its report is written into its folder (named after the test) for the run to keep."""
+    a2a_server_session.set_script(None)  # what a test of a2a_server_session may have left
+    shared = SharedServer(a2a_server_session, tmp_path_factory.mktemp(
+        "a2a-" + re.sub(r"\W", "_", request.node.name)[:30]))
+    try:
+        yield shared
+    finally:
+        a2a_server_session.set_script(None)
+        shared.report()

@@ -19,6 +19,8 @@ import pytest
 
 from reference_server.pytest_plugin import ReferenceServer, ReferenceServerError
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC = ROOT / "docs" / "client-testing.md"
 EXAMPLE = re.compile(r"<!-- pytest example: (?P<name>\S+) -->\n```python\n(?P<code>.*?)```", re.S)
@@ -210,3 +212,59 @@ def test_a_failed_assertion_names_the_rule_the_section_the_exchange_and_the_repo
             server.assert_behaviour("stream-recover")
     finally:
         server.stop()
+
+
+SHARED_PROJECT = """
+import httpx
+
+
+def send(server, text):
+    answer = httpx.post(server.url + "/a2a/v1/message:send", timeout=10,
+                        headers={"X-API-Key": server.key, "A2A-Version": "1.0"},
+                        json={"message": {"messageId": text, "role": "ROLE_USER", "parts": [{"text": text}]}})
+    return answer.json()["task"]["artifacts"][0]["parts"][0]["text"]
+
+
+def test_a_test_that_fails_before_it_clears_its_script(a2a_shared_server):
+    a2a_shared_server.set_script({"rules": [{"match": "", "turns": [[{"say": "scripted"}]]}]})
+    assert send(a2a_shared_server, "m-one") == "scripted"
+    raise AssertionError("this test fails with its script set")
+
+
+def test_the_next_test_has_the_default_script_and_only_its_own_exchanges(a2a_shared_server):
+    assert send(a2a_shared_server, "m-two") == "m-two"  # the default script echoes
+    assert [e["request"]["body"]["message"]["messageId"] for e in a2a_shared_server.exchanges()] == ["m-two"]
+    assert a2a_shared_server.report()["summary"]["exchanges"] == 1
+    a2a_shared_server.assert_called("SendMessage", binding="rest", version="1.0")
+    a2a_shared_server.assert_no_violations()
+
+
+def test_a_violation_fails_the_test_as_pytest_shows_it(a2a_shared_server):
+    httpx.post(a2a_shared_server.url + "/a2a/v1/message:send", timeout=10,
+               headers={"X-API-Key": a2a_shared_server.key},  # no A2A-Version: read as 0.3
+               json={"message": {"messageId": "m-3", "role": "ROLE_USER", "parts": [{"text": "three"}]}})
+    a2a_shared_server.assert_no_violations()
+
+
+def test_the_session_server_saw_every_test(a2a_server_session):
+    assert len(a2a_server_session.exchanges()) == 3
+"""
+
+
+def test_each_test_of_the_shared_server_has_its_own_script_exchanges_and_report(pytester: pytest.Pytester) -> None:
+    pytester.makepyfile(test_my_client=SHARED_PROJECT)
+    basetemp = pytester.path / "basetemp"
+    result = pytester.runpytest_inprocess("-p", "no:cacheprovider", f"--basetemp={basetemp}")
+    result.assert_outcomes(passed=2, failed=2)
+    result.stdout.fnmatch_lines([
+        "*AssertionError: the client broke 2 rule(s) and 0 behaviour(s); report: *a2a-test_a_violation_fails_the_te*"
+        "/client-report.html (client-report.json beside it)",
+        "*- version-header * the request has A2A 1.0 names but no A2A-Version header*",
+        "*    POST /a2a/v1/message:send (HTTP+JSON 0.3) -> *",
+    ])
+    # the failed assertion points at the test's own line, not into the plugin
+    assert "pytest_plugin.py" not in result.stdout.str()
+    # each test's report, written when it ended and kept beside its records, holds that test's request only
+    reports = [json.loads(path.read_text()) for path in basetemp.glob("a2a-test_*/client-report.json")
+               if not path.parent.is_symlink()]
+    assert [built["summary"]["exchanges"] for built in reports] == [1, 1, 1]
