@@ -197,7 +197,7 @@ def test_a_failed_assertion_names_the_rule_the_section_the_exchange_and_the_repo
             server.assert_called("CancelTask")
         with pytest.raises(AssertionError, match=r"(?s)^the client called CreateTaskPushNotificationConfig 1 time\(s\) "
                            r"and no answer was without an error.*\n    POST /a2a/v1/tasks/t-1/pushNotificationConfigs "
-                           r"\(HTTP\+JSON 1\.0\) -> 404\n"):
+                           r"\(HTTP\+JSON 1\.0\) -> 404, error 404: Task t-1 was not found\n"):
             server.assert_called("CreateTaskPushNotificationConfig")
         server.assert_called("CreateTaskPushNotificationConfig", ok=False)
         server.assert_called("SendMessage", binding="rest", version="1.0")

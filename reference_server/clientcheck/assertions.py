@@ -18,6 +18,7 @@ from reference_server.clientcheck.exchange import OPERATIONS
 from reference_server.clientcheck.report import BINDING_NAMES, HTML_NAME, JSON_NAME, answered_ok, cell_of
 
 EXCERPT_CHARS = 160  # of a request body shown under a finding (the report has it whole)
+ERROR_CHARS = 100  # of the error message an answer carried
 SHOWN_REQUESTS = 5  # requests listed when an operation was sent but never answered without an error
 STATUSES = ("held", "broken", "pending", "not exercised")
 
@@ -99,17 +100,29 @@ def _behaviour(behaviour: dict[str, Any], findings: list[dict[str, Any]]) -> lis
 
 
 def _exchange(exchange: dict[str, Any], interface: str | None) -> list[str]:
-    """Two lines for one recorded exchange: its method and route (and JSON-RPC method), its status; its body cut."""
+    """Two lines for one recorded exchange: its method and route (and JSON-RPC method), its status (and error); its
+    body cut."""
     request, response = exchange.get("request") or {}, exchange.get("response") or {}
     route = f"{request.get('method')} {request.get('path')}" + (f"?{request['query']}" if request.get("query") else "")
     body = request.get("body")
     if isinstance(body, dict) and isinstance(body.get("method"), str):
         route += f" {body['method']}"  # JSON-RPC: the method is the operation
     via = f" ({interface})" if interface else ""
-    lines = [f"    {route}{via} -> {response.get('status')}"]
+    lines = [f"    {route}{via} -> {response.get('status')}{_error(response)}"]
     if "body" in request:
         text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
         lines.append(f"    body: {text[:EXCERPT_CHARS]}" + (" …" if len(text) > EXCERPT_CHARS else ""))
     elif "bodyBytes" in request:
         lines.append(f"    body: {request['bodyBytes']} bytes, not JSON")
     return lines
+
+
+def _error(response: dict[str, Any]) -> str:
+    """The error an answer carried (JSON-RPC's, or HTTP+JSON's google.rpc.Status), its message cut short."""
+    body = response.get("body")
+    error = body.get("error") if isinstance(body, dict) else None
+    if not isinstance(error, dict):
+        return ""
+    message = str(error.get("message", ""))
+    cut = message[:ERROR_CHARS] + (" …" if len(message) > ERROR_CHARS else "")
+    return f", error {error.get('code')}: {cut}"

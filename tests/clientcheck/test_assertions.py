@@ -22,14 +22,16 @@ from reference_server.clientcheck.recorder import Recorder
 OUT = Path("/reports/of/this/test")
 
 
-def recorded(tmp_path: Path, *exchanges: tuple[bytes, int]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The report and the records of JSON-RPC 1.0 requests (body, answer's status) sent by desk/c."""
+def recorded(tmp_path: Path, *exchanges: tuple[bytes, int] | tuple[bytes, int, bytes]
+             ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The report and the records of JSON-RPC 1.0 requests (body, answer's status[, answer's body]) by desk/c."""
     recorder = Recorder(tmp_path)
-    for n, (body, status) in enumerate(exchanges):
+    for n, (body, status, *answer) in enumerate(exchanges):
         recorder.submit(Exchange(time=1_780_000_000.0 + n, method="POST", path="/a2a", query="", body=body,
                                  headers=(("content-type", "application/json"), ("a2a-version", "1.0")),
                                  caller="desk/c", status=status,
-                                 response_headers=(("content-type", "application/json"),), response_body=b"{}"))
+                                 response_headers=(("content-type", "application/json"),),
+                                 response_body=answer[0] if answer else b"{}"))
     recorder.close()
     records = [json.loads(line) for line in (tmp_path / "desk--c.jsonl").read_text().splitlines()]
     return report.build(tmp_path, now=RUN_ENDED), records
@@ -84,3 +86,13 @@ def test_a_behaviour_not_as_asserted_says_what_it_is_and_why(tmp_path: Path) -> 
     assert text.count("    POST /a2a SendMessage -> 200") == 2  # the first use of the id, and its reuse
     with pytest.raises(ValueError, match="'done' is not a behaviour's status: one of held, broken, pending"):
         behaviour_text(built, OUT, "message-id-fresh", "done")
+
+
+def test_an_operation_answered_with_errors_only_shows_each_error(tmp_path: Path) -> None:
+    error = json.dumps({"jsonrpc": "2.0", "id": 1, "error": {"code": -32001, "message": "Task t-9 was not found"}})
+    built, records = recorded(tmp_path, (rpc("GetTask", {"id": "t-9"}), 200, error.encode()))
+    text = called_text(built, records, OUT, "GetTask", None, None, ok=True)
+    assert text is not None and text.splitlines()[1:] == [
+        "    POST /a2a GetTask (JSON-RPC 1.0) -> 200, error -32001: Task t-9 was not found",
+        '    body: {"jsonrpc":"2.0","id":1,"method":"GetTask","params":{"id":"t-9"}}']
+    assert called_text(built, records, OUT, "GetTask", None, None, ok=False) is None
