@@ -1,13 +1,16 @@
 """reference_server/pytest_plugin.py: the fixtures a client project gets by installing the package.
 
 The complete example of docs/client-testing.md runs as a client project would run it: its own folder, a pytest of its
-own, no conftest of ours, the plugin found through its entry point. The rest: the plugin costs a session that does
-not use it nothing, a failed start names its cause, and a server stops with its fixture.
+own, no conftest of ours, the plugin found through its entry point; the failure text it shows is what an assertion
+says. The rest: the plugin costs a session that does not use it nothing, a failed start names its cause, a server
+stops with its fixture, a script is checked as it is set, the assertions name what went wrong, and each test of the
+shared server has its own script and its own share of the exchanges.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -38,24 +41,47 @@ def test_loading_the_plugin_imports_nothing_of_the_server() -> None:
     assert done.stdout.strip() == "['reference_server', 'reference_server.pytest_plugin']"
 
 
+def run_as_a_client_project(project: Path, test_file: str, *args: str) -> subprocess.CompletedProcess[str]:
+    """pytest in a folder of its own, as a client project runs it: no conftest of ours, the plugin found through its
+    entry point, and this checkout's code (not another one the environment may have installed)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))}
+    return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error", *args,
+                           test_file], cwd=project, env=env, capture_output=True, text=True, timeout=240, check=False)
+
+
 def test_the_documented_example_passes_as_a_client_project_runs_it(tmp_path: Path) -> None:
     [example] = EXAMPLE.finditer(DOC.read_text(encoding="utf-8"))
     project = tmp_path / "my-client"
     project.mkdir()
     (project / example["name"]).write_text(example["code"], encoding="utf-8")
     basetemp = tmp_path / "basetemp"
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
-                           f"--basetemp={basetemp}", example["name"]],
-                          cwd=project, capture_output=True, text=True, timeout=240, check=False)
+    done = run_as_a_client_project(project, example["name"], f"--basetemp={basetemp}")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
-    assert "3 passed" in done.stdout, done.stdout
-    # each fixture wrote its report when it stopped: the test's own server, and the session's with both tests
-    reports = {path.parent.name.rstrip("0123456789"): json.loads(path.read_text())
+    assert "4 passed" in done.stdout, done.stdout
+    # each fixture wrote its report: the test's own server, each test's share of the session's, and the session's
+    reports = {path.parent.name.rstrip("0123456789"): json.loads(path.read_text())["summary"]
                for path in basetemp.glob("*/client-report.json") if not path.parent.is_symlink()}
-    assert set(reports) == {"a2a-server", "a2a-server-session"}, list(basetemp.iterdir())
-    assert reports["a2a-server"]["summary"]["exchanges"] == 1
-    session = reports["a2a-server-session"]
-    assert session["summary"]["exchanges"] == 3 and session["summary"]["behavioursBroken"] == 0
+    assert {name: (summary["exchanges"], summary["behavioursBroken"]) for name, summary in reports.items()} == {
+        "a2a-server": (1, 0), "a2a-test_a_cut_stream_is_recovered": (2, 0), "a2a-test_my_own_script": (1, 0),
+        "a2a-test_a_script_with_a_mistake_i": (0, 0), "a2a-server-session": (3, 0)}, list(basetemp.iterdir())
+
+
+FAILURE = re.compile(r"<!-- assertion failure: [^>]*-->\n```text\n(?P<text>.*?)```", re.S)
+
+
+def test_the_documented_failure_is_what_the_assertion_says(tmp_path: Path) -> None:
+    [shown] = FAILURE.finditer(DOC.read_text(encoding="utf-8"))
+    server = ReferenceServer(tmp_path).start()
+    try:
+        httpx.post(server.url + "/a2a", headers={"X-API-Key": server.key, "A2A-Version": "1.0"}, timeout=10,
+                   json={"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {"message": {
+                       "message_id": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "colour": "red"}}})
+        with pytest.raises(AssertionError) as raised:
+            server.assert_no_violations()
+    finally:
+        server.stop()
+    said = f"AssertionError: {raised.value}\n".replace(str(tmp_path), "<folder>")
+    assert said == shown["text"]
 
 
 def test_a_failed_start_names_the_cause(tmp_path: Path) -> None:
@@ -106,9 +132,7 @@ def test_the_card_has_no_streaming(a2a_server):
 def test_without_the_marker_it_streams(a2a_server):
     assert httpx.get(a2a_server.card_url).json()["capabilities"]["streaming"] is True
 ''', encoding="utf-8")
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-W", "error",
-                           f"--basetemp={tmp_path / 'basetemp'}", "test_no_streaming.py"],
-                          cwd=project, capture_output=True, text=True, timeout=240, check=False)
+    done = run_as_a_client_project(project, "test_no_streaming.py", f"--basetemp={tmp_path / 'basetemp'}")
     assert done.returncode == 0, done.stdout[-4000:] + done.stderr[-2000:]
     assert "2 passed" in done.stdout, done.stdout
 
