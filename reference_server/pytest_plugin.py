@@ -173,6 +173,7 @@ class ReferenceServer(_Kit):
         dict or JSON text; None goes back to the default script. It is checked here, as the agent reads it: a script
         it cannot play raises ValueError (ScriptError) naming the field and why, and the script in place stays."""
         from reference_server.layout import script_file
+        from reference_server.platform.disk import replace_now
 
         path = script_file(self.workspace)
         if script is None:
@@ -180,8 +181,6 @@ class ReferenceServer(_Kit):
             return
         text = script if isinstance(script, str) else json.dumps(script)
         _check_script(text)
-        from reference_server.platform.disk import replace_now
-
         replace_now(path, text.encode())  # whole or not at all: a run never reads half a script
 
     def exchanges(self) -> list[dict[str, Any]]:
@@ -208,8 +207,10 @@ class ReferenceServer(_Kit):
         return found
 
     def _marks(self) -> dict[str, int]:
-        """Where each records file ends now: the mark a test's share of the exchanges starts from."""
-        return {name: len(data) for name, data in self._since({}).items()}
+        """Where each records file ends now (every exchange answered so far in it): the mark a test's share of the
+        exchanges starts from."""
+        self._flush()
+        return {path.name: path.stat().st_size for path in self.records.glob("*.jsonl")}
 
     @property
     def _running(self) -> bool:
