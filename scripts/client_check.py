@@ -24,12 +24,11 @@ import tempfile
 import time
 from pathlib import Path
 
-import httpx
-
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from reference_server.clientcheck import report  # noqa: E402
+from reference_server.clientcheck.behaviours import RUN_ENDED  # noqa: E402
 
 CALLER = "client"
 START_SECONDS = 30.0
@@ -66,15 +65,17 @@ def start_server(workspace: Path, records: Path, port: int, log: Path,
         return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT, env=env, cwd=workspace)
 
 
-def wait_until_serving(process: subprocess.Popen[bytes], url: str) -> bool:
+def wait_until_serving(process: subprocess.Popen[bytes], port: int) -> bool:
+    """Whether the server came to listen on port. The probe opens a TCP connection and sends no request, so the
+    records hold the client's requests only (a card fetch here was counted as the client's); uvicorn opens its
+    socket once the app has started, so a connection means it serves."""
     deadline = time.monotonic() + START_SECONDS
     while time.monotonic() < deadline and process.poll() is None:
         try:
-            if httpx.get(url + "/.well-known/agent-card.json", timeout=1.0).status_code == 200:
+            with socket.create_connection(("127.0.0.1", port), timeout=1.0):
                 return True
-        except httpx.TransportError:
-            pass
-        time.sleep(0.1)  # polling for start-up, with a deadline
+        except OSError:
+            time.sleep(0.1)  # polling for start-up, with a deadline
     return False
 
 
@@ -127,13 +128,14 @@ def main(argv: list[str] | None = None) -> int:
         log = args.out / "server.log"
         server = start_server(workspace, records, port, log, args.without)
         try:
-            if not wait_until_serving(server, url):
+            if not wait_until_serving(server, port):
                 print(f"client-check: the server did not start; its log is {log}", file=sys.stderr)
                 return 3
             code = run_client(args.command, url, key, args.timeout)
         finally:
             stop(server)
-    built, json_path, html_path = report.write(records, args.out)
+    # the command has ended and the server stopped: no request can come any more, so every window has closed
+    built, json_path, html_path = report.write(records, args.out, now=RUN_ENDED)
     print()
     print(report.summary_text(built))
     print(f"\nreport: {json_path}\n        {html_path}\nserver log: {log}")

@@ -81,20 +81,21 @@ KEYS = {_camel(f.name): f.name for f in fields(Fault)}
 
 
 def plan(asked: AskedFault) -> Fault:
-    """The fault a rule asks for, every value checked against its bounds; FaultError names what is wrong. A
-    placeholder whose group did not match (an empty string) leaves the setting at its default."""
+    """The fault a rule asks for, every value checked against its bounds; FaultError names what is wrong (and the
+    caller says where the rule is). A placeholder whose group did not match (an empty string) leaves the setting at
+    its default."""
     values: dict[str, Any] = {}
     for key, raw in asked.settings.items():
         if key not in KEYS:
-            raise FaultError(f"{asked.where}: unknown fault setting {key!r}; the settings are {', '.join(KEYS)}")
+            raise FaultError(f"unknown fault setting {key!r}; the settings are {', '.join(KEYS)}")
         if raw == "":
             continue
         values[KEYS[key]] = _value(key, raw)
     fault = Fault(**values)
     if fault.refuse is not None and fault.reset:
-        raise FaultError(f"{asked.where}: refuse and reset both answer before anything is done: ask for one")
+        raise FaultError("refuse and reset both answer before anything is done: ask for one")
     if fault.not_json and fault.stream_only:
-        raise FaultError(f"{asked.where}: notJson changes a SendMessage answer and {', '.join(fault.stream_only)} "
+        raise FaultError(f"notJson changes a SendMessage answer and {', '.join(fault.stream_only)} "
                          "a stream: ask for one kind")
     return fault
 

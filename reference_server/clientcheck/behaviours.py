@@ -3,11 +3,13 @@ RFC where the rule is HTTP's), and for each, from the records, held, broken (wit
 
 A check of checks.py looks at one request; a behaviour needs the requests around it: what the client did after a
 stream broke, after a refusal, after a question, after a terminal state, after a page. Each is judged per caller,
-from the records as written (what the client was shown, and what it sent next), whatever binding or version.
+from the records as written (what the client was shown, and what it sent next), whatever binding or version. A
+behaviour with a time window is pending, not broken, while its window is still open at the report's time (`now`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -18,6 +20,7 @@ from reference_server.a2a.catalogue import PAGED, SENDS
 from reference_server.clientcheck.exchange import JSONRPC, match_route
 
 RECOVERY_SECONDS = 30.0  # a client comes back for the task of a broken stream within this long
+RUN_ENDED = math.inf  # the `now` of a run that is over: no request can come any more, so every window has closed
 CLOCK_SLACK_SECONDS = 0.002  # record times are to the millisecond: two of them differ by up to this much more
 TERMINAL = frozenset({"completed", "failed", "canceled", "rejected"})
 INTERRUPTED = frozenset({"input-required", "auth-required"})
@@ -74,20 +77,32 @@ class Finding:
 class Result:
     behaviour: Behaviour
     instances: int = 0
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # the instances that broke it
+    waiting: list[Finding] = field(default_factory=list)  # the instances whose window is still open
+
+    @property
+    def status(self) -> str:
+        if not self.instances:
+            return "not exercised"
+        return "broken" if self.findings else "pending" if self.waiting else "held"
 
     def as_json(self) -> dict[str, Any]:
-        status = "not exercised" if not self.instances else "broken" if self.findings else "held"
         return {"id": self.behaviour.id, "section": self.behaviour.section, "title": self.behaviour.title,
-                "status": status, "instances": self.instances, "broken": len(self.findings),
-                "findings": [{"message": f.message, "where": [s.where for s in f.exchanges],
-                              "exchanges": [{"where": s.where, "request": s.data.get("request"),
-                                             "response": s.data.get("response")} for s in f.exchanges]}
-                             for f in self.findings]}
+                "status": self.status, "instances": self.instances, "broken": len(self.findings),
+                "pending": len(self.waiting),
+                "findings": [_finding_json(f) for f in self.findings],
+                "waiting": [_finding_json(f) for f in self.waiting]}
 
 
-def assess(records: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
-    """Every behaviour over the records (where, data) of a run, in time order, judged per caller."""
+def _finding_json(found: Finding) -> dict[str, Any]:
+    return {"message": found.message, "where": [s.where for s in found.exchanges],
+            "exchanges": [{"where": s.where, "request": s.data.get("request"), "response": s.data.get("response")}
+                          for s in found.exchanges]}
+
+
+def assess(records: Iterable[tuple[str, dict[str, Any]]], now: float) -> list[dict[str, Any]]:
+    """Every behaviour over the records (where, data) of a run, in time order, judged per caller at `now` (Unix
+    seconds; RUN_ENDED for a run that is over): an instance whose window is still open then is pending."""
     by_caller: dict[str, list[Seen]] = {}
     for where, data in records:
         if data.get("caller") and data.get("operation"):
@@ -95,7 +110,7 @@ def assess(records: Iterable[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]
     results = {behaviour_id: Result(behaviour) for behaviour_id, behaviour in BEHAVIOURS.items()}
     for calls in by_caller.values():
         for behaviour_id, judge in JUDGES.items():
-            judge(calls, results[behaviour_id])
+            judge(calls, results[behaviour_id], now)
     return [result.as_json() for result in results.values()]
 
 
@@ -170,10 +185,10 @@ def _message_field(message: dict[str, Any], name: str) -> Any:
     return message.get(name, message.get(snake))
 
 
-# --- the judges, one per behaviour: (a caller's records in time order, its result)
+# --- the judges, one per behaviour: (a caller's records in time order, its result, the report's time)
 
 
-def _stream_recovered(calls: list[Seen], result: Result) -> None:
+def _stream_recovered(calls: list[Seen], result: Result, now: float) -> None:
     for n, call in enumerate(calls):
         fault = call.data.get("fault") or {}
         if "cutAfter" not in fault or call.operation not in SENDS:
@@ -184,7 +199,11 @@ def _stream_recovered(calls: list[Seen], result: Result) -> None:
             result.instances += 1
             came_back = next((later for later in calls[n + 1:] if later.target == task_id
                               and later.operation in ("GetTask", "SubscribeToTask")), None)
-            if came_back is None or came_back.time - call.time > RECOVERY_SECONDS:
+            if came_back is None and now < call.time + RECOVERY_SECONDS:
+                result.waiting.append(Finding(
+                    f"the stream of task {task_id} broke after {len(_events(call))} events {now - call.time:.1f} s "
+                    f"ago; the client has {RECOVERY_SECONDS:g} s to come back for the task", [call]))
+            elif came_back is None or came_back.time - call.time > RECOVERY_SECONDS:
                 late = f" (it came back after {came_back.time - call.time:.1f} s)" if came_back else ""
                 result.findings.append(Finding(
                     f"the stream of task {task_id} broke after {len(_events(call))} events and the client did not "
@@ -196,7 +215,7 @@ def _events(call: Seen) -> list[Any]:
     return list((call.data.get("response") or {}).get("events") or [])
 
 
-def _retry_after(calls: list[Seen], result: Result) -> None:
+def _retry_after(calls: list[Seen], result: Result, _now: float) -> None:
     for n, call in enumerate(calls):
         response = call.data.get("response") or {}
         asked = response.get("retryAfter")
@@ -215,7 +234,7 @@ def _retry_after(calls: list[Seen], result: Result) -> None:
                 f"after {waited:.3f} s", [call, retry]))
 
 
-def _input_required_continued(calls: list[Seen], result: Result) -> None:
+def _input_required_continued(calls: list[Seen], result: Result, _now: float) -> None:
     waiting: dict[str, tuple[str | None, Seen]] = {}  # task id -> (its context, the answer that showed it waiting)
     for call in calls:
         if call.message is not None:  # what the client sent, judged before what it was answered
@@ -243,7 +262,7 @@ def _input_required_continued(calls: list[Seen], result: Result) -> None:
                 waiting.pop(task_id, None)  # it moved on (a cancel, or another client's answer)
 
 
-def _no_polling_after_terminal(calls: list[Seen], result: Result) -> None:
+def _no_polling_after_terminal(calls: list[Seen], result: Result, _now: float) -> None:
     done: dict[str, Seen] = {}  # task id -> the GetTask that showed it terminal
     polled: dict[str, list[Seen]] = {}
     for call in calls:
@@ -263,7 +282,7 @@ def _no_polling_after_terminal(calls: list[Seen], result: Result) -> None:
             f"{len(again)} more time(s)", [shown, *again]))
 
 
-def _pages_followed(calls: list[Seen], result: Result) -> None:
+def _pages_followed(calls: list[Seen], result: Result, _now: float) -> None:
     for n, call in enumerate(calls):
         if call.operation not in PAGED or _page_token(call) or call.status != 200:
             continue
@@ -297,7 +316,7 @@ def _next_token(call: Seen) -> str:
     return token if isinstance(token, str) else ""
 
 
-def _message_id_fresh(calls: list[Seen], result: Result) -> None:
+def _message_id_fresh(calls: list[Seen], result: Result, _now: float) -> None:
     for call in calls:
         if call.message is None:
             continue
@@ -311,7 +330,7 @@ def _message_id_fresh(calls: list[Seen], result: Result) -> None:
             result.findings.append(Finding(str(reused[0].get("message")), [*([first_use] if first_use else []), call]))
 
 
-JUDGES: dict[str, Callable[[list[Seen], Result], None]] = {
+JUDGES: dict[str, Callable[[list[Seen], Result, float], None]] = {
     "stream-recovered": _stream_recovered,
     "retry-after-honoured": _retry_after,
     "input-required-continued": _input_required_continued,

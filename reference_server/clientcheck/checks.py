@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -269,15 +270,30 @@ def _schema(call: Call, specific: list[Violation]) -> tuple[list[Violation], boo
         params = _typed_query(call.params, ref)
     else:
         params = call.params if call.params is not None else {}
-    reported = [v.path for v in specific if v.path is not None]
+    reported = {v.path for v in specific if v.path is not None}
     explained = {*reported, *map(_parent, reported)}  # the reported fields and the objects holding them
     found = []
     for error in sorted(schemas.validator(ref).iter_errors(params), key=lambda e: list(map(str, e.absolute_path))):
         where = _path(error)
-        if where in explained:
-            continue
-        found.append(Violation("schema", f"{where or 'the parameters'}: {error.message}", where or None))
+        if error.validator == "additionalProperties":
+            # one error names every unknown field of an object: each is its own violation, unless a more specific
+            # check named that field already (a snake_case name beside an unknown one is two mistakes, not one)
+            found += [Violation("schema", f"{where or 'the parameters'}: `{name}` is not a field of this version's "
+                                "schema (A2A §5.7)", shapes.at(where, name))
+                      for name in _unknown_fields(error) if shapes.at(where, name) not in reported
+                      and where not in reported]
+        elif where not in explained:
+            found.append(Violation("schema", f"{where or 'the parameters'}: {error.message}", where or None))
     return found, True
+
+
+def _unknown_fields(error: ValidationError) -> list[str]:
+    """The fields an additionalProperties error is about: those its schema neither names nor matches with a
+    pattern."""
+    instance = error.instance if isinstance(error.instance, dict) else {}
+    named = error.schema.get("properties", {}) if isinstance(error.schema, dict) else {}
+    patterns = error.schema.get("patternProperties", {}) if isinstance(error.schema, dict) else {}
+    return [name for name in instance if name not in named and not any(re.search(p, name) for p in patterns)]
 
 
 def _path(error: ValidationError) -> str:

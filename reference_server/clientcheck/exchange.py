@@ -178,6 +178,23 @@ def match_route(method: str, path: str) -> tuple[RestRoute, dict[str, str]] | No
     return None
 
 
+def named_operation(binding: str | None, method: str, path: str, wire_name: str) -> tuple[str, str] | None:
+    """The operation and A2A version a request names by its JSON-RPC method or HTTP+JSON route alone, whatever
+    version it declared: what it asked for even when the server could not read it so (no A2A-Version on a 1.0
+    method, a method of the other version). A route both versions have is taken as 1.0's; None: no operation."""
+    if binding == JSONRPC:
+        if wire_name in catalogue.BY_NAME:
+            return wire_name, V1_0
+        return (V03_JSONRPC_NAMES[wire_name], V0_3) if wire_name in V03_JSONRPC_NAMES else None
+    matched = match_route(method, path) if binding == REST else None
+    if matched is None:
+        return None
+    route = matched[0]
+    if route.v1 is not None:
+        return route.v1, V1_0
+    return (V03_REST_NAMES[route.v03], V0_3) if route.v03 is not None else None
+
+
 def _rest(call: Call, exchange: Exchange) -> None:
     matched = match_route(exchange.method, exchange.path)
     if matched is None:

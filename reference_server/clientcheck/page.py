@@ -24,7 +24,7 @@ td.ok { background: #dff3e4; } td.mixed { background: #fff4d6; } td.none { color
 td.na { background: repeating-linear-gradient(45deg, #f4f6f9, #f4f6f9 4px, #e9ecf1 4px, #e9ecf1 8px);
         color: #8a93a3; }
 .yes { color: #14532d; font-weight: 600; } .no { color: #8a93a3; }
-.count0 { color: #14532d; } .countN { color: #8a1c16; font-weight: 600; }
+.count0 { color: #14532d; } .countN { color: #8a1c16; font-weight: 600; } .pending { color: #8a5a00; }
 details { border: 1px solid #d5dae1; border-radius: .4rem; margin: .5rem 0; padding: .4rem .7rem; }
 summary { cursor: pointer; } td code { white-space: nowrap; }
 code { background: #f4f6f9; padding: 0 .25rem; border-radius: .2rem; }
@@ -49,13 +49,16 @@ def render(report: dict[str, Any]) -> str:
         "<p>Each cell: requests answered without an error / requests sent, per A2A operation, binding and "
         "version. n/a: the operation does not exist in that version.</p>",
         _matrix(report["coverage"]),
+        *([f"<p>{report['coverage']['noOperation']} request(s) named no A2A operation: see the violations.</p>"]
+          if report["coverage"]["noOperation"] else []),
         f"<p>The public agent card was fetched {summary['cardFetches']} time(s).</p>",
         "<h2>Conventions (MAY / SHOULD)</h2>",
         _conventions(report["conventions"]),
         f"<h2>Violations ({len(report['violations'])})</h2>",
         _violations(report["violations"]),
         "<h2>Behaviours</h2>",
-        "<p>How the client behaved across its exchanges: held, broken (with the exchanges) or not exercised.</p>",
+        "<p>How the client behaved across its exchanges: held, broken (with the exchanges), pending (its time "
+        "window still open when the report was made) or not exercised.</p>",
         _behaviours(report["behaviours"]),
         "<h2>Checks</h2>",
         _checks(report["checks"]),
@@ -131,7 +134,7 @@ def _violations(violations: list[dict[str, Any]]) -> str:
 def _behaviours(behaviours: list[dict[str, Any]]) -> str:
     rows = ["<table><tr><th>behaviour</th><th>what a well-behaved client does</th><th>spec</th><th>seen</th>"
             "<th>result</th></tr>"]
-    kinds = {"held": "count0", "broken": "countN", "not exercised": "no"}
+    kinds = {"held": "count0", "broken": "countN", "pending": "pending", "not exercised": "no"}
     for behaviour in behaviours:
         rows.append(f"<tr><td><code>{escape(behaviour['id'])}</code></td><td>{escape(behaviour['title'])}</td>"
                     f"<td>{escape(behaviour['section'])}</td><td>{behaviour['instances']}</td>"
@@ -145,6 +148,8 @@ def _behaviours(behaviours: list[dict[str, Any]]) -> str:
                 f"{escape(found['message'])} — <code>{escape(', '.join(found['where']))}</code></summary>"
                 f"<p>{escape(behaviour['title'])} ({escape(behaviour['section'])})</p>"
                 f"<pre>{escape(exchanges)}</pre></details>")
+        blocks += [f'<p><span class="pending">{escape(behaviour["id"])} pending</span> {escape(found["message"])} '
+                   f"— <code>{escape(', '.join(found['where']))}</code></p>" for found in behaviour["waiting"]]
     return "\n".join([*rows, "</table>", *blocks])
 
 

@@ -2,12 +2,14 @@
 
 The report holds the coverage matrix (operation x binding x version, exercised or not), every violation with its
 spec section and the exchange that made it, the MAY/SHOULD conventions the client used or not, and how the client
-behaved across exchanges (behaviours.py): held, broken (with the exchanges) or not exercised.
+behaved across exchanges (behaviours.py): held, broken (with the exchanges), pending (its time window still open)
+or not exercised.
 """
 
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -16,7 +18,7 @@ from typing import Any
 from reference_server.a2a.catalogue import V0_3, V1_0
 from reference_server.clientcheck.behaviours import assess
 from reference_server.clientcheck.checks import CHECKS, CONVENTIONS
-from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST
+from reference_server.clientcheck.exchange import CARD, JSONRPC, NOT_IN_V03, OPERATIONS, REST, named_operation
 from reference_server.clientcheck.page import render
 
 JSON_NAME = "client-report.json"
@@ -63,13 +65,15 @@ def answered_ok(data: dict[str, Any]) -> bool:
                    for e in response.get("events") or [])
 
 
-def build(folder: Path) -> dict[str, Any]:
+def build(folder: Path, now: float | None = None) -> dict[str, Any]:
+    """The report of folder's records, its behaviours judged at now (Unix seconds; None: the present, since the
+    server may still be recording; behaviours.RUN_ENDED when the run is over and no request can come any more)."""
     records, unreadable = read_records(folder)
     calls = [r for r in records if r.data.get("binding") != CARD]
     violations = [_violation(record, found) for record in records
                   for found in (record.data.get("checks") or {}).get("violations") or []]
-    coverage = _coverage(calls)
-    behaviours = assess((f"{r.file}:{r.line}", r.data) for r in records)
+    coverage, no_operation = _coverage(calls)
+    behaviours = assess(((f"{r.file}:{r.line}", r.data) for r in records), time.time() if now is None else now)
     exercised = sum(1 for cell in coverage if cell["requests"])
     applicable = sum(1 for cell in coverage if cell["applicable"])
     return {
@@ -81,6 +85,7 @@ def build(folder: Path) -> dict[str, Any]:
             "callers": sorted({r.data.get("caller") or "(unauthenticated)" for r in calls}),
             "violations": len(violations),
             "behavioursBroken": sum(1 for b in behaviours if b["status"] == "broken"),
+            "behavioursPending": sum(1 for b in behaviours if b["status"] == "pending"),
             "cellsExercised": exercised,
             "cellsApplicable": applicable,
             "schemaChecked": sum(1 for r in calls if (r.data.get("checks") or {}).get("schemaChecked")),
@@ -90,6 +95,7 @@ def build(folder: Path) -> dict[str, Any]:
             "columns": [{"binding": b, "version": v, "title": f"{BINDING_NAMES[b]} {v}"} for b, v in COLUMNS],
             "operations": list(OPERATIONS),
             "cells": coverage,
+            "noOperation": no_operation,  # requests that named no A2A operation (see the method-unknown violations)
         },
         "checks": [{"id": c.id, "section": c.section, "title": c.title,
                     "violations": sum(1 for v in violations if v["check"] == c.id)} for c in CHECKS.values()],
@@ -104,16 +110,31 @@ def failed(report: dict[str, Any]) -> bool:
     return bool(report["summary"]["violations"] or report["summary"]["behavioursBroken"])
 
 
-def _coverage(calls: list[Record]) -> list[dict[str, Any]]:
+def cell_of(data: dict[str, Any]) -> tuple[str, str, str] | None:
+    """The coverage cell (operation, binding, version) of a record: the operation the server read it as, else the
+    one its method or route names (a request refused for a missing A2A-Version is still a try at that operation,
+    and counts as sent and not answered); None for a request that names no A2A operation."""
+    binding = str(data.get("binding"))
+    if data.get("operation") is not None:
+        return str(data["operation"]), binding, str(data.get("version"))
+    request = data.get("request") or {}
+    named = named_operation(binding, str(request.get("method")), str(request.get("path")), str(data.get("method")))
+    return (named[0], binding, named[1]) if named is not None else None
+
+
+def _coverage(calls: list[Record]) -> tuple[list[dict[str, Any]], int]:
+    """The cells, and how many requests named no A2A operation."""
+    by_cell: dict[tuple[str, str, str] | None, list[Record]] = {}
+    for record in calls:
+        by_cell.setdefault(cell_of(record.data), []).append(record)
     cells = []
     for operation in OPERATIONS:
         for binding, version in COLUMNS:
-            matching = [r for r in calls if (r.data.get("operation"), r.data.get("binding"), r.data.get("version"))
-                        == (operation, binding, version)]
+            matching = by_cell.get((operation, binding, version), [])
             cells.append({"operation": operation, "binding": binding, "version": version,
                           "applicable": not (version == V0_3 and operation in NOT_IN_V03),
                           "requests": len(matching), "ok": sum(1 for r in matching if answered_ok(r.data))})
-    return cells
+    return cells, len(by_cell.get(None, []))
 
 
 def _conventions(calls: list[Record]) -> list[dict[str, Any]]:
@@ -152,8 +173,9 @@ def summary_text(report: dict[str, Any]) -> str:
     """The report as a terminal reads it: the matrix, the conventions, the violations."""
     summary = report["summary"]
     callers = ", ".join(summary["callers"]) or "none"
+    pending = f" ({summary['behavioursPending']} pending)" if summary["behavioursPending"] else ""
     lines = [f"Client check: {summary['exchanges']} A2A requests from {callers}; "
-             f"{summary['violations']} violation(s); {summary['behavioursBroken']} behaviour(s) broken; "
+             f"{summary['violations']} violation(s); {summary['behavioursBroken']} behaviour(s) broken{pending}; "
              f"{summary['cellsExercised']} of "
              f"{summary['cellsApplicable']} operation x binding x version cells exercised", ""]
     columns = report["coverage"]["columns"]
@@ -168,6 +190,8 @@ def summary_text(report: dict[str, Any]) -> str:
             text = "n/a" if not cell["applicable"] else f"{cell['ok']}/{cell['requests']}" if cell["requests"] else "-"
             row += text.ljust(16)
         lines.append(row.rstrip())
+    if report["coverage"]["noOperation"]:
+        lines.append(f"({report['coverage']['noOperation']} request(s) named no A2A operation: see the violations)")
     lines.append(f"(the public agent card was fetched {summary['cardFetches']} time(s))")
     lines += ["", "Conventions (MAY/SHOULD):"]
     for convention in report["conventions"]:
@@ -179,7 +203,8 @@ def summary_text(report: dict[str, Any]) -> str:
         counted = f" ({behaviour['instances']} seen, {behaviour['broken']} broken)" if behaviour["instances"] else ""
         lines.append(f"  {behaviour['status']:<13} {behaviour['id']}: {behaviour['title']} ({behaviour['section']})"
                      + counted)
-        lines += [f"      {', '.join(found['where'])}: {found['message']}" for found in behaviour["findings"]]
+        lines += [f"      {', '.join(found['where'])}: {found['message']}"
+                  for found in [*behaviour["findings"], *behaviour["waiting"]]]
     lines.append("")
     if not report["violations"]:
         lines.append("Violations: none")
@@ -194,9 +219,10 @@ def summary_text(report: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def write(folder: Path, out: Path | None = None) -> tuple[dict[str, Any], Path, Path]:
-    """Build the report of folder's records; write the JSON and the HTML into out (default: folder)."""
-    report = build(folder)
+def write(folder: Path, out: Path | None = None, now: float | None = None) -> tuple[dict[str, Any], Path, Path]:
+    """Build the report of folder's records (at now, as build); write the JSON and the HTML into out (default:
+    folder)."""
+    report = build(folder, now)
     out = out or folder
     out.mkdir(parents=True, exist_ok=True)
     json_path, html_path = out / JSON_NAME, out / HTML_NAME

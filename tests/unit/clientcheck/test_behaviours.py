@@ -20,7 +20,7 @@ import pytest
 from support.live import LiveServer, settings_for
 
 from reference_server.clientcheck import report
-from reference_server.clientcheck.behaviours import BEHAVIOURS, _tasks_in
+from reference_server.clientcheck.behaviours import BEHAVIOURS, RECOVERY_SECONDS, RUN_ENDED, _tasks_in
 from reference_server.clientcheck.recorder import RecordingApplication
 from reference_server.model.caller import Workspace
 
@@ -39,7 +39,7 @@ class Bench:
         app.recorder.flush()
         folder = Path(tempfile.mkdtemp(prefix="a2a-behaviours-"))
         shutil.copy(self.records / f"desk--{caller}.jsonl", folder)
-        return report.build(folder)
+        return report.build(folder, now=RUN_ENDED)  # the client's run is over: it will send nothing more
 
 
 @pytest.fixture(scope="module")
@@ -190,6 +190,56 @@ def test_a_run_without_those_moments_exercises_nothing(tmp_path: Path) -> None:
     built = report.build(tmp_path)
     assert statuses(built) == dict.fromkeys(BEHAVIOURS, "not exercised")
     assert not report.failed(built)
+
+
+CUT_AT = 1_780_000_000.0  # 2026-05-28T20:26:40Z, when the cut stream was asked for
+
+
+def record(at: float, operation: str, path: str, body: Any, response: dict[str, Any], **extra: Any) -> str:
+    """One record line as the recorder writes it, for an A2A 1.0 HTTP+JSON call by desk/c."""
+    time_text = time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(at)) + f".{round(at % 1 * 1000):03d}Z"
+    return json.dumps({"time": time_text, "caller": "desk/c", "binding": "rest", "version": "1.0",
+                       "operation": operation, "method": f"POST {path}",
+                       "request": {"method": "POST", "path": path, "headers": {}, "body": body},
+                       "response": {"status": 200, **response}, **extra,
+                       "checks": {"violations": [], "uses": [], "schemaChecked": True}})
+
+
+def cut_stream(folder: Path, *later: str) -> Path:
+    """A stream cut after 2 events, its task still working, and what the client sent after it."""
+    task = {"id": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_SUBMITTED"}}
+    working = {"taskId": "t-1", "contextId": "c-1", "status": {"state": "TASK_STATE_WORKING"}}
+    cut = record(CUT_AT, "SendStreamingMessage", "/a2a/v1/message:stream",
+                 {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "cut after 2 events"}]}},
+                 {"contentType": "text/event-stream", "events": [{"data": {"task": task}},
+                                                                 {"data": {"statusUpdate": working}}]},
+                 fault={"cutAfter": 2})
+    folder.mkdir(exist_ok=True)
+    (folder / "desk--c.jsonl").write_text("\n".join([cut, *later]) + "\n")
+    return folder
+
+
+def test_a_cut_stream_is_pending_while_its_window_is_open_and_broken_once_it_has_passed(tmp_path: Path) -> None:
+    folder = cut_stream(tmp_path)
+    early = report.build(folder, now=CUT_AT + 5)
+    assert statuses(early)["stream-recovered"] == "pending", report.summary_text(early)
+    assert (early["summary"]["behavioursBroken"], early["summary"]["behavioursPending"]) == (0, 1)
+    assert not report.failed(early)
+    [waiting] = next(b for b in early["behaviours"] if b["id"] == "stream-recovered")["waiting"]
+    assert waiting["where"] == ["desk--c.jsonl:1"] and "5.0 s ago" in waiting["message"]
+    assert "behaviour(s) broken (1 pending)" in report.summary_text(early)
+    assert '<span class="pending">stream-recovered pending</span>' in report.render(early)
+    for late in (CUT_AT + RECOVERY_SECONDS + 0.5, RUN_ENDED):  # the window has passed, or the run is over
+        built = report.build(folder, now=late)
+        assert statuses(built)["stream-recovered"] == "broken" and report.failed(built)
+
+
+def test_a_cut_stream_the_client_came_back_for_in_time_holds_whenever_the_report_is_made(tmp_path: Path) -> None:
+    back = record(CUT_AT + 3, "SubscribeToTask", "/a2a/v1/tasks/t-1:subscribe", None,
+                  {"contentType": "text/event-stream", "events": []})
+    folder = cut_stream(tmp_path, back)
+    for now in (CUT_AT + 5, RUN_ENDED):
+        assert statuses(report.build(folder, now=now))["stream-recovered"] == "held"
 
 
 @pytest.mark.parametrize(("answer", "expected"), [

@@ -192,7 +192,18 @@ def test_the_schema_still_reports_what_no_specific_check_explains() -> None:
     ex = exchange(body=rpc("SendMessage", {"message": {**V03_PARTS_IN_V1, "role": "ROLE_USER", "extra": 1}}))
     checks = [(v.check, v.path) for v in check(classify(ex), ex, CallerState()).violations]
     assert ("field-other-version", "message.parts[0].kind") in checks
-    assert ("schema", "message") in checks
+    assert ("schema", "message.extra") in checks
+
+
+def test_every_mistake_of_a_request_is_reported_not_the_first() -> None:
+    """A snake_case name and an unknown field in one message are two mistakes: the unknown one is not hidden
+    behind the field-case finding, and the schema does not report the snake_case name a second time."""
+    message = {"message_id": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}], "colour": "red", "size": 3}
+    ex = exchange(body=rpc("SendMessage", {"message": message}))
+    violations = check(classify(ex), ex, CallerState()).violations
+    assert [(v.check, v.path) for v in violations] == [
+        ("field-case", "message.message_id"), ("schema", "message.colour"), ("schema", "message.size")]
+    assert violations[1].message == "message: `colour` is not a field of this version's schema (A2A §5.7)"
 
 
 @pytest.mark.parametrize(("ex", "uses"), [

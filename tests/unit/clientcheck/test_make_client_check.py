@@ -1,14 +1,18 @@
-"""`make client-check CLIENT='<command>'` hands the command to scripts/client_check.py exactly as written."""
+"""`make client-check CLIENT='<command>'` hands the command to scripts/client_check.py exactly as written, and the
+report it makes holds the client's requests only."""
 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from scripts import client_check
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -37,3 +41,15 @@ def test_make_passes_the_client_command_as_written(tmp_path: Path, command: str)
     assert argv[0] == "scripts/client_check.py"
     given = argv[argv.index("--command") + 1] if "--command" in argv else seen["CLIENT"]
     assert given == command
+
+
+def test_the_harness_probe_is_not_counted_as_the_clients(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A client that sends one request and never fetches the card: the report shows that request and no card fetch
+    (the readiness probe of the harness is no request of the client's)."""
+    client = (f"{shlex.quote(sys.executable)} -c 'import os, httpx; httpx.post(os.environ[\"A2A_URL\"] + \"/a2a\", "
+              "headers={\"X-API-Key\": os.environ[\"A2A_KEY\"], \"A2A-Version\": \"1.0\"}, "
+              "json={\"jsonrpc\": \"2.0\", \"id\": 1, \"method\": \"GetTask\", \"params\": {\"id\": \"t-1\"}})'")
+    assert client_check.main(["--command", client, "--out", str(tmp_path), "--timeout", "60"]) == 0
+    built = json.loads((tmp_path / "client-report.json").read_text())
+    assert (built["summary"]["exchanges"], built["summary"]["cardFetches"]) == (1, 0)
+    assert "the public agent card was fetched 0 time(s)" in capsys.readouterr().out

@@ -80,6 +80,33 @@ def test_the_coverage_matrix_counts_requests_and_answers_without_error(records: 
     assert (summary["cellsExercised"], summary["cellsApplicable"]) == (5, 42)
 
 
+def test_a_refused_request_counts_in_the_cell_of_the_operation_it_named(tmp_path: Path) -> None:
+    """A 1.0 method or route sent without A2A-Version is read as 0.3 and refused: it is still the client's try at
+    that operation, sent and not answered, beside its violation; a request that names no operation is counted too."""
+    recorder = Recorder(tmp_path)
+    refused = {"jsonrpc": "2.0", "id": 1, "error": {"code": -32601, "message": "Method not found"}}
+    for recorded in (
+        exchange("POST", "/a2a", rpc("SendMessage", {"message": MESSAGE}), refused, version=""),
+        exchange("GET", "/a2a/v1/tasks", status=400, answer={"error": {"code": 400}}, version=""),
+        exchange("POST", "/a2a", rpc("message/send", {"message": V03_WITHOUT_KINDS}), refused),  # 0.3's, sent as 1.0
+        exchange("POST", "/a2a/v1/messages", {"message": MESSAGE}, status=404),
+    ):
+        recorder.submit(recorded)
+    recorder.close()
+    built = report.build(tmp_path)
+    assert [v["check"] for v in built["violations"]] == ["version-header", "version-header", "method-version",
+                                                         "method-unknown"]
+    assert {(c["operation"], c["binding"], c["version"]): (c["ok"], c["requests"])
+            for c in built["coverage"]["cells"] if c["requests"]} == {
+        ("SendMessage", "jsonrpc", "1.0"): (0, 1), ("ListTasks", "rest", "1.0"): (0, 1),
+        ("SendMessage", "jsonrpc", "0.3"): (0, 1)}
+    assert built["coverage"]["noOperation"] == 1 and built["summary"]["exchanges"] == 4
+    text = report.summary_text(built)
+    assert re.search(r"^SendMessage\s+0/1\s+-\s+0/1\s+-$", text, re.MULTILINE), text
+    assert "(1 request(s) named no A2A operation: see the violations)" in text
+    assert "1 request(s) named no A2A operation" in report.render(built)
+
+
 def test_the_conventions_used_and_not_used(records: Path) -> None:
     conventions = {c["id"]: c for c in report.build(records)["conventions"]}
     assert [c.id for c in CONVENTIONS] == list(conventions)
