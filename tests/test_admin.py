@@ -1,9 +1,11 @@
-"""admin.py, `reference-server a2a`: a workspace's callers with masked keys and its last tasks, as text or JSON."""
+"""admin.py, `reference-server a2a`: the callers with masked keys and the last tasks of a workspace or of every owner of
+a host, as text or JSON."""
 
 from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 import uuid
@@ -134,13 +136,92 @@ def test_the_hosts_environment_names_the_workspace_when_the_flags_do_not(tmp_pat
     assert code == 0 and "A2A of owner owner:" in out and "Callers (0):" in out
 
 
+def test_every_owner_the_host_lists_is_shown_in_its_order_with_callers_and_tasks(tmp_path: Path) -> None:
+    alice, bob = owner_workspace(tmp_path, "alice"), owner_workspace(tmp_path, "bob")
+    callers(alice, [{"name": "travel-bot", "key": KEY, "note": "trip planner"}])
+    callers(bob, [{"name": "news-bot", "key": "k_bob_0123456789_51d2e8"}, {"name": "mail-bot", "key": "k_short"}])
+    older, newer = task(alice, "travel-bot", TaskState.COMPLETED, 30), task(alice, "travel-bot", TaskState.FAILED, 1)
+    bob_task = task(bob, "news-bot", TaskState.WORKING, 5)
+    callers(owner_workspace(tmp_path, "carol"), [{"name": "stray-bot", "key": "k_carol_stray_0b44e1"}])  # not listed
+    env = {"A2A__WorkspaceRoot": str(tmp_path), "A2A__Owners": "bob,alice,dave"}  # dave has no folder yet
+
+    code, out = run_main([], env)
+
+    assert code == 0
+    assert re.sub(r"  \d+[smhd] *  ", "  <age>  ", out).splitlines() == [
+        f"A2A of 3 owners under {tmp_path}", "",
+        f"A2A of owner bob: {tmp_path / 'bob'}", "",
+        "Callers (2):",
+        "  NAME      MODE      KEY    NOTE",
+        "  news-bot  isolated  …d2e8",
+        "  mail-bot  isolated  …", "",
+        "Tasks (1, newest first):",
+        "  CALLER    STATE    AGE  TASK",
+        f"  news-bot  working  <age>  {bob_task}", "",
+        f"A2A of owner alice: {tmp_path / 'alice'}", "",
+        "Callers (1):",
+        "  NAME        MODE      KEY    NOTE",
+        "  travel-bot  isolated  …3f9c  trip planner", "",
+        "Tasks (2, newest first):",
+        "  CALLER      STATE      AGE  TASK",
+        f"  travel-bot  failed     <age>  {newer}",
+        f"  travel-bot  completed  <age>  {older}", "",
+        f"A2A of owner dave: {tmp_path / 'dave'}", "",
+        "Callers (0):",
+        "  none: no valid entry in .volcanic/a2a/callers.json", "",
+        "Tasks (0, newest first):",
+        "  none", "",
+        "Problems (1):",
+        f"  {tmp_path / 'dave'} is not a folder yet; the server serves this owner once it is made"]
+    assert "stray-bot" not in out  # a folder the host does not list is never read
+
+
+def test_every_owner_of_the_owners_file_is_shown_as_json(tmp_path: Path) -> None:
+    alice, bob = owner_workspace(tmp_path / "root", "alice"), owner_workspace(tmp_path / "root", "bob")
+    callers(alice, [{"name": "travel-bot", "key": KEY}])
+    callers(bob, [{"name": "news-bot", "key": "k_bob_0123456789_51d2e8"}])
+    bob_task = task(bob, "news-bot", TaskState.INPUT_REQUIRED, 3)
+    owners = tmp_path / "owners.txt"
+    owners.write_text("# the owners\nalice\n../etc\nbob\n")
+    env = {"A2A__WorkspaceRoot": str(tmp_path / "root"), "A2A__OwnersFile": str(owners)}
+
+    code, out = run_main(["--json"], env)
+
+    data = json.loads(out)
+    assert code == 0 and data["root"] == str(tmp_path / "root")
+    assert [(o["owner"], [c["name"] for c in o["callers"]], [t["id"] for t in o["tasks"]]) for o in data["owners"]] \
+        == [("alice", ["travel-bot"], []), ("bob", ["news-bot"], [bob_task])]
+    assert data["owners"][1]["tasks"][0]["state"] == "input-required"
+    assert [c["key"] for o in data["owners"] for c in o["callers"]] == ["…3f9c", "…d2e8"]
+    assert data["problems"] == [f"owners file {owners}: line 3 is not an owner id (1 to 64 letters, digits, '_' or "
+                                "'-'); skipped"]
+
+
+def test_a_root_no_owner_list_names_shows_every_owner_folder_and_says_so(tmp_path: Path) -> None:
+    callers(owner_workspace(tmp_path, "bob"), [{"name": "news-bot", "key": KEY}])
+    (tmp_path / "alice").mkdir()
+    (tmp_path / "not an owner").mkdir()
+    (tmp_path / "notes.txt").write_text("a file, not an owner")
+
+    code, out = run_main(["--workspace-root", str(tmp_path)])
+
+    assert code == 0
+    assert [line for line in out.splitlines() if line.startswith("A2A of ")] == [
+        f"A2A of 2 owners under {tmp_path}", f"A2A of owner alice: {tmp_path / 'alice'}",
+        f"A2A of owner bob: {tmp_path / 'bob'}"]
+    assert out.splitlines()[2:4] == ["Problems of the host (1):", f"  no owner list names the root {tmp_path} "
+                                     "(A2A__WorkspaceRoot with A2A__Owners or A2A__OwnersFile): every folder under "
+                                     "it is shown, whether the server serves it or not"]
+
+
 @pytest.mark.parametrize(("argv", "env", "said"), [
-    (["--workspace-root", "/srv"], {}, "which owner? expected --owner ID with the workspace root /srv"),
-    ([], {"A2A__WorkspaceRoot": "/srv", "A2A__Owners": "alice,bob"}, "(A2A__Owners lists alice, bob)"),
+    (["--workspace-root", "/nonexistent"], {}, "the workspace root /nonexistent is not a folder"),
+    ([], {"A2A__WorkspaceRoot": "/", "A2A__OwnersFile": "/nonexistent/owners"},
+     "the owners file /nonexistent/owners cannot be read; expected --owner ID to show one owner"),
     (["--workspace-root", "/srv", "--owner", "../etc"], {}, "--owner has the value '../etc'; expected an owner id"),
     (["--workspace", "/nonexistent/alice"], {}, "/nonexistent/alice is not a folder"),
     ([], {}, "/nonexistent is not a folder"),  # the default: the demo workspace, not made yet
-], ids=["no-owner", "several-owners", "path-as-owner", "missing-folder", "no-demo"])
+], ids=["missing-root", "unreadable-owners-file", "path-as-owner", "missing-folder", "no-demo"])
 def test_a_workspace_it_cannot_tell_or_find_is_a_usage_error(argv: list[str], env: dict[str, str], said: str,
                                                            capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_main(argv, env)
