@@ -8,7 +8,6 @@ import argparse
 import errno
 import gc
 import os
-import secrets
 import shutil
 import socket
 import sys
@@ -25,7 +24,7 @@ from reference_server.app import create_app
 from reference_server.domain.callers import Workspace, read_callers
 from reference_server.domain.owners import OwnersFile, owner_workspaces
 from reference_server.domain.watches import WorkspaceWatches
-from reference_server.layout import add_caller, caller_entry, callers_file
+from reference_server.layout import add_caller, caller_entry, callers_file, new_key
 from reference_server.platform.changes import Notifications
 from reference_server.platform.collector import THRESHOLDS, Collector
 from reference_server.platform.file_changes import notifications_for
@@ -52,10 +51,10 @@ def prepare_demo_workspace(target: Path) -> str:
     for entry in read_callers(callers):
         if entry.name == DEMO_CALLER:
             return entry.key
-    key = secrets.token_hex(32)
+    key = new_key()
     try:
         add_caller(callers, caller_entry(DEMO_CALLER, key, "created by reference-server"))
-    except ValueError as error:  # not JSON, or not a list: its owner's content is kept, and the start stops
+    except ValueError as error:  # unreadable, not a JSON list, or holding a 'demo' the server skips: kept as it is
         raise SettingsError(f"the demo workspace's callers file cannot take the demo caller: {error}") from None
     return key
 
