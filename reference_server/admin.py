@@ -1,5 +1,5 @@
 """`reference-server a2a`: the callers (keys masked) and last 10 tasks of a workspace, or of every owner of a host
-(design: the /a2a command)."""
+(design: the /a2a command); `add-caller` and `remove-caller` change a workspace's callers.json."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
-from reference_server.domain.callers import Workspace, check_callers, masked_key
+from reference_server.domain.callers import NAME_PATTERN, Workspace, check_callers, masked_key
 from reference_server.domain.owners import owner_workspace, parse_owners
 from reference_server.domain.task_store import StoredTask, is_task_id
+from reference_server.layout import add_caller, caller_entry, new_key, remove_caller
 from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
 from reference_server.wire.task_file import TaskFileCodec
 
@@ -65,6 +66,10 @@ class HostReport:
 
 class UsageError(ValueError):
     """Which workspace to show cannot be told from the flags and the environment; the message says why."""
+
+
+class Refused(ValueError):
+    """A change of callers.json that is not made (the file is left as it was); the message says why."""
 
 
 def report_of(workspace: Workspace) -> Report:
@@ -207,9 +212,26 @@ def _age(seconds: float | None) -> str:
 
 # --- the command ---
 
-LIST_EXITS = """exit status:
+LIST_EXITS = """commands:
+  add-caller NAME     add a caller with a fresh key, printed this once (see add-caller --help)
+  remove-caller NAME  remove a caller (see remove-caller --help)
+
+exit status:
   0  shown, whatever problems the files have (they are listed, not failed on)
   2  what to show cannot be told, or is not a folder, or a flag is wrong"""
+
+ADD_EXITS = """exit status:
+  0  added; the key is printed this once
+  1  refused, callers.json left as it was: NAME is taken, or the file cannot be
+     read, is not a JSON list, or cannot be written
+  2  NAME is not a caller name, a flag is wrong, or the workspace cannot be told
+     or is not a folder"""
+
+REMOVE_EXITS = """exit status:
+  0  removed
+  1  refused, callers.json left as it was: no entry has the name NAME, or the
+     file cannot be read, is not a JSON list, or cannot be written
+  2  a flag is wrong, or the workspace cannot be told or is not a folder"""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -221,6 +243,35 @@ def build_parser() -> argparse.ArgumentParser:
                     "A2A__OwnersFile lists now), else the demo workspace.")
     where(parser, owner="show only this owner's workspace under the root (default: every owner the host lists)")
     return parser
+
+
+def add_caller_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reference-server a2a add-caller", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Add the caller NAME with a fresh key to a workspace's .volcanic/a2a/callers.json,\n"
+                    "atomically, the other entries kept as they are, and print its key: this once, and\n"
+                    "nowhere else. The server accepts the key from the next request.",
+        epilog=ADD_EXITS)
+    parser.add_argument("name", metavar="NAME", help="the caller's name: 1 to 40 lowercase letters, digits or '-'")
+    parser.add_argument("--note", metavar="TEXT", help="a note on the caller, for its owner (default: none)")
+    where(parser, owner=CHANGED_OWNER)
+    return parser
+
+
+def remove_caller_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="reference-server a2a remove-caller", formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Remove the caller NAME from a workspace's .volcanic/a2a/callers.json, atomically,\n"
+                    "the other entries kept as they are. The server refuses its key from the next\n"
+                    "request.",
+        epilog=REMOVE_EXITS)
+    parser.add_argument("name", metavar="NAME",
+                        help="the caller's name (any entry of that name goes, one the server skips too)")
+    where(parser, owner=CHANGED_OWNER)
+    return parser
+
+
+CHANGED_OWNER = "the owner whose workspace under the root to change (default: the host's owner, when it lists one)"
 
 
 def where(parser: argparse.ArgumentParser, *, owner: str) -> None:
@@ -309,12 +360,74 @@ def list_main(args: argparse.Namespace, host: Settings, default: Callable[[], Pa
     return 0
 
 
+def add_caller_main(args: argparse.Namespace, workspace: Workspace, host: Settings, out: TextIO) -> int:
+    """Adds the caller and prints its key (this once); UsageError for a name that is not one, Refused when the file
+    cannot take it."""
+    if not NAME_PATTERN.fullmatch(args.name):
+        raise UsageError(f"NAME {args.name!r} is not a caller name; expected 1 to 40 lowercase letters, digits or "
+                         "'-'")
+    key, path = new_key(), workspace.callers_file
+    try:
+        add_caller(path, caller_entry(args.name, key, args.note))
+    except ValueError as error:
+        raise Refused(str(error)) from None
+    except OSError as error:
+        raise Refused(f"{path} cannot be written ({error.strerror})") from None
+    if (why := unserved(workspace, host)) is not None:
+        print(f"reference-server a2a add-caller: warning: {why}", file=sys.stderr)
+    if args.json:
+        out.write(json.dumps({"name": args.name, "key": key, "owner": workspace.owner_id, "callersFile": str(path)},
+                             ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(f"added the caller {args.name} to {path}\nkey: {key}\n"
+                  "The key is shown this once: give it to the caller, who sends it as X-API-Key.\n")
+    return 0
+
+
+def remove_caller_main(args: argparse.Namespace, workspace: Workspace, host: Settings, out: TextIO) -> int:
+    """Removes the caller; Refused when no entry has the name, or the file cannot be changed."""
+    path = workspace.callers_file
+    try:
+        remove_caller(path, args.name)
+    except ValueError as error:
+        raise Refused(str(error)) from None
+    except OSError as error:
+        raise Refused(f"{path} cannot be written ({error.strerror})") from None
+    if args.json:
+        out.write(json.dumps({"name": args.name, "owner": workspace.owner_id, "callersFile": str(path)},
+                             ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(f"removed the caller {_printable(args.name)} from {path}; its key is refused from the next "
+                  "request\n")
+    return 0
+
+
+Change = Callable[[argparse.Namespace, Workspace, Settings, TextIO], int]
+CHANGES: dict[str, tuple[Callable[[], argparse.ArgumentParser], Change]] = {
+    "add-caller": (add_caller_parser, add_caller_main),
+    "remove-caller": (remove_caller_parser, remove_caller_main),
+}
+
+
 def main(argv: Sequence[str], *, default_workspace: Callable[[], Path], env: Mapping[str, str] | None = None,
          out: TextIO | None = None) -> int:
-    args = build_parser().parse_args(list(argv))
+    """The listing, or the change that argv's first word names; 0 done, 1 a change refused, 2 a usage error."""
+    words = list(argv)
+    parser, change = CHANGES[words.pop(0)] if words and words[0] in CHANGES else (build_parser, None)
+    command = parser()
+    args = command.parse_args(words)
+    out = out or sys.stdout
     try:
         host = load_settings(os.environ if env is None else env)
-        return list_main(args, host, default_workspace, out or sys.stdout)
+        if change is None:
+            return list_main(args, host, default_workspace, out)
+        workspace = chosen_workspace(args, host, default_workspace)
+        if not workspace.path.is_dir():
+            raise UsageError(f"{workspace.path} is not a folder")
+        return change(args, workspace, host, out)
     except (SettingsError, UsageError) as error:
-        print(f"reference-server a2a: {error}", file=sys.stderr)
+        print(f"{command.prog}: {error}", file=sys.stderr)
         return 2
+    except Refused as error:
+        print(f"{command.prog}: {error}", file=sys.stderr)
+        return 1

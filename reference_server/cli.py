@@ -1,6 +1,7 @@
 """`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or the workspaces of
-the listed owners under a root; `reference-server a2a` lists a workspace's callers and tasks (admin.py);
-`reference-server report DIR` writes the client report of the exchanges recorded with --record DIR."""
+the listed owners under a root; `reference-server a2a` lists the callers and tasks of a workspace or of every owner,
+and adds or removes a caller (admin.py); `reference-server report DIR` writes the client report of the exchanges
+recorded with --record DIR."""
 
 from __future__ import annotations
 
