@@ -1,6 +1,7 @@
 """`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or the workspaces of
-the listed owners under a root; `reference-server a2a` lists a workspace's callers and tasks (admin.py);
-`reference-server report DIR` writes the client report of the exchanges recorded with --record DIR."""
+the listed owners under a root; `reference-server a2a` lists the callers and tasks of a workspace or of every owner,
+and adds or removes a caller (admin.py); `reference-server report DIR` writes the client report of the exchanges
+recorded with --record DIR."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import argparse
 import errno
 import gc
 import os
-import secrets
 import shutil
 import socket
 import sys
@@ -34,7 +34,7 @@ from reference_server.process.app import create_app
 from reference_server.process.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
 from reference_server.workspace.callers import read_callers
-from reference_server.workspace.layout import add_caller, caller_entry, callers_file
+from reference_server.workspace.layout import add_caller, caller_entry, callers_file, new_key
 
 DEMO_CALLER = "demo"
 
@@ -54,10 +54,10 @@ def prepare_demo_workspace(target: Path) -> str:
     for entry in read_callers(callers):
         if entry.name == DEMO_CALLER:
             return entry.key
-    key = secrets.token_hex(32)
+    key = new_key()
     try:
         add_caller(callers, caller_entry(DEMO_CALLER, key, "created by reference-server"))
-    except ValueError as error:  # not JSON, or not a list: its owner's content is kept, and the start stops
+    except ValueError as error:  # unreadable, not a JSON list, or holding a 'demo' the server skips: kept as it is
         raise SettingsError(f"the demo workspace's callers file cannot take the demo caller: {error}") from None
     return key
 

@@ -329,7 +329,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="reference-server",
         description="The A2A 1.0 reference server (with 0.3 compatibility). "
         "Every flag can also be set as an A2A__<Key> environment variable.",
-        epilog="Other commands: `reference-server a2a` shows a workspace's callers and last tasks; "
+        epilog="Other commands: `reference-server a2a` shows the callers and last tasks of a workspace or of every "
+        "owner, and adds or removes a caller (`a2a add-caller NAME`, `a2a remove-caller NAME`); "
         "`reference-server report DIR` writes the client report of exchanges recorded with --record.",
     )
     from reference_server import __version__

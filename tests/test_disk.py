@@ -57,6 +57,26 @@ def test_a_durable_write_syncs_the_data_before_the_rename_and_the_folder_after(
     assert (tmp_path / "t.json").read_bytes() == b"[]"
 
 
+def test_a_write_now_is_durable_and_takes_the_permission_bits_it_is_given(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    calls: list[str] = []
+    replace, datasync, fsync = os.replace, disk._datasync, disk._fsync
+    monkeypatch.setattr(disk, "_datasync", lambda fd: (calls.append("sync data"), datasync(fd))[1])
+    monkeypatch.setattr(os, "replace", lambda a, b: (calls.append("rename"), replace(a, b))[1])
+    monkeypatch.setattr(disk, "_fsync", lambda folder: (calls.append(f"sync {folder.name}"), fsync(folder))[1])
+    old_umask = os.umask(0o077)
+    try:
+        disk.replace_now(tmp_path / "callers.json", b"[]", mode=0o644)  # exactly these bits, whatever the umask
+        disk.replace_now(tmp_path / "card.json", b"{}")
+    finally:
+        os.umask(old_umask)
+
+    assert calls == ["sync data", "rename", f"sync {tmp_path.name}"] * 2
+    assert (tmp_path / "callers.json").stat().st_mode & 0o777 == 0o644
+    assert (tmp_path / "card.json").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["callers.json", "card.json"]
+
+
 def test_a_failed_write_fails_its_waiter_and_the_writer_goes_on(tmp_path: Path) -> None:
     blocked = tmp_path / "a-file"
     blocked.write_text("not a folder")

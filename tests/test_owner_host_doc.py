@@ -38,9 +38,12 @@ class Walk:
         self.host_port, self.telegram_port = str(free_port()), str(free_port())
         self.tmp = tmp_path
         self.processes: list[subprocess.Popen[str]] = []
+        self.swaps: dict[str, str] = {}  # the doc's text -> this run's (the key add-caller made)
 
     def text(self, block: str) -> str:
         text = blocks()[block]
+        for doc, here in self.swaps.items():
+            text = text.replace(doc, here)
         text = text.replace(DOC_ROOT, str(self.root))
         text = text.replace(f"127.0.0.1:{DOC_TELEGRAM_PORT}", f"127.0.0.1:{self.telegram_port}")
         text = text.replace(f"--port {DOC_TELEGRAM_PORT}", f"--port {self.telegram_port}")
@@ -111,10 +114,20 @@ def test_the_walkthrough_runs_as_written(walk: Walk) -> None:
 
     assert masked(walk.run("command alice")) == masked(shown["command alice output"])
     assert json.loads(walk.run("command bob")) == json.loads(shown["command bob output"])
+
+    added, doc_key = walk.run("add caller"), re.findall(r"^key: (\S+)$", shown["add caller output"], re.M)[0]
+    [key] = re.findall(r"^key: ([0-9a-f]{64})$", added, re.M)
+    assert added == shown["add caller output"].replace(doc_key, key)
+    walk.swaps[doc_key] = key  # the reader puts their key in the doc's place
+    assert "error" not in json.loads(walk.run("new caller"))  # the host took the key at once: bob's card
+    everyone = masked(walk.run("command all")).replace(f"…{key[-4:]}", f"…{doc_key[-4:]}")
+    assert everyone == masked(shown["command all output"])
+    assert walk.run("remove caller") == shown["remove caller output"]
+    assert walk.run("new caller").strip() == shown["refused answer"].strip()  # refused from the next request
     walk.stop()
     log = host.read_text()
     assert re.search(r"a2a task \S+ owner=alice caller=travel-bot state=completed in ", log)
-    assert "fake-token" not in log and "k_alice_travel_7f3a9c" not in log
+    assert "fake-token" not in log and "k_alice_travel_7f3a9c" not in log and key not in log
 
 
 def test_every_notifier_and_new_setting_is_in_the_doc() -> None:

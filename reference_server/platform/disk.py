@@ -159,9 +159,10 @@ def temp_stem(name: str) -> str | None:
     return name[1:].split(".", 1)[0]
 
 
-def _replace(path: Path, data: bytes, *, durable: bool) -> None:
+def _replace(path: Path, data: bytes, *, durable: bool, mode: int | None = None) -> None:
     """A temp file in the same folder, then a rename; durable: the temp file's data is synced before the rename,
-    so that after a power loss the name holds the old content or the new, never an empty file."""
+    so that after a power loss the name holds the old content or the new, never an empty file. mode: the new file's
+    permission bits (default 0o600 less the umask)."""
     name = os.fspath(path)
     folder, base = os.path.split(name)
     while True:  # a name no other temp file has: this process's id and a counter (O_EXCL makes sure)
@@ -173,6 +174,8 @@ def _replace(path: Path, data: bytes, *, durable: bool) -> None:
             continue
     try:
         try:
+            if mode is not None:
+                os.fchmod(fd, mode)  # exactly these bits, whatever the umask
             _write_all(fd, data)
             if durable:
                 _datasync(fd)
@@ -203,10 +206,11 @@ def reread(path: str | Path, last_version: bytes | None) -> tuple[bytes, bytes |
     return None if version == last_version else (version, data)
 
 
-def replace_now(path: Path, data: bytes) -> None:
+def replace_now(path: Path, data: bytes, *, mode: int | None = None) -> None:
     """replace(), durable, on the calling thread (the folder made when missing): for commands and set-up code that run
-    before or beside the loop."""
-    _replace(path, data, durable=True)
+    before or beside the loop. mode: the new file's permission bits (a command rewriting a file keeps the old one's)."""
+    _replace(path, data, durable=True, mode=mode)
+    _fsync(path.parent)  # the rename too, as the writer makes a durable write's
 
 
 def _in_folder(create: Callable[[], int], name: str) -> int:
