@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+SERVE_STAMP := $(VENV)/.installed-serve
+COMMAND := $(VENV)/bin/reference-server
 JS_CLIENT := tests/interop/js
 JS_STAMP := $(JS_CLIENT)/node_modules/.installed
 
@@ -12,7 +14,13 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
-	touch $(STAMP)
+	touch $(STAMP) $(SERVE_STAMP)
+
+# serving needs the server's own dependencies only, not the test stack (make test installs that)
+$(SERVE_STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet -e .
+	touch $(SERVE_STAMP)
 
 install: $(STAMP)  ## create .venv and install the server with its test dependencies
 
@@ -25,7 +33,7 @@ $(JS_STAMP): $(JS_CLIENT)/package-lock.json
 
 js: $(JS_STAMP)  ## install the @a2a-js/sdk client of the interop tests (npm ci in tests/interop/js)
 
-serve: $(STAMP)  ## serve the embedded demo workspace on 127.0.0.1:8080 (prints the demo key)
+serve: $(SERVE_STAMP)  ## serve the embedded demo workspace on 127.0.0.1:8080 (prints the demo key); another port: ARGS='--port 9000'
 	$(VENV)/bin/reference-server $(ARGS)
 
 test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests, the executable spec on both bindings, interop
@@ -34,9 +42,9 @@ test: $(STAMP) $(JS_STAMP)  ## lint and type-check, then every test: unit tests,
 	$(PY) -m pytest -q
 
 # make turns any failing recipe into its own exit status 2: the recipes that document their own statuses say which
-# one they got; run the script itself (.venv/bin/python scripts/conformance.py) where the status matters
-conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test
-	@$(PY) scripts/conformance.py $(ARGS) || { status=$$?; echo "scripts/conformance.py exited with $$status (1: a MUST failed, 3: the run could not run); make reports any failure as 2"; exit $$status; }
+# one they got; run the command itself (.venv/bin/reference-server conformance) where the status matters
+conformance: $(STAMP)  ## run spec/features (A2A_TARGET_URL: another server's portable ones) and print the result per requirement, feature and design test; pytest's arguments in ARGS='-- -k card'
+	@$(COMMAND) conformance $(ARGS) || { status=$$?; echo "reference-server conformance exited with $$status (1: a MUST failed, 2: usage, 3: the run could not run); make reports any failure as 2"; exit $$status; }
 
 conformance-mutants: $(STAMP)  ## the portable suite against the known defects of tests/support/mutants.py, put in front of this server by a rewriting proxy; writes the table to docs/conformance.md
 	@$(PY) scripts/conformance_mutants.py $(ARGS) || { status=$$?; echo "scripts/conformance_mutants.py exited with $$status (1: a mutant was missed or caught imprecisely, 3: the baseline failed)"; exit $$status; }
@@ -48,7 +56,7 @@ conformance-peers: $(STAMP)  ## the portable suite against this server, the a2a-
 # the single quotes inside it are escaped for the shell; the command's own shell expands $A2A_URL and $A2A_KEY
 unexport CLIENT
 client-check: $(STAMP)  ## run CLIENT='<command>' against a fresh recording server; print its report (docs/client-testing.md)
-	$(PY) scripts/client_check.py --command '$(subst ','\'',$(value CLIENT))' $(ARGS)
+	@$(COMMAND) client-check --command '$(subst ','\'',$(value CLIENT))' $(ARGS) || { status=$$?; echo "reference-server client-check exited with $$status (1: violations, 2: the command failed, 3: the server did not start); make reports any failure as 2"; exit $$status; }
 
 schemas: $(STAMP)  ## regenerate spec/schemas/a2a-v1.json and a2a-v0.3-proto.json from spec/proto/
 	$(PY) scripts/gen_schemas.py

@@ -1,7 +1,9 @@
 """`reference-server`: serve one workspace (by default a copy of the embedded demo workspace), or the workspaces of
 the listed owners under a root; `reference-server a2a` lists the callers and tasks of a workspace or of every owner,
 and adds or removes a caller (admin.py); `reference-server report DIR` writes the client report of the exchanges
-recorded with --record DIR."""
+recorded with --record DIR; `reference-server conformance [URL]` runs the portable conformance suite
+(conformance/run.py); `reference-server client-check COMMAND` runs a client against a recording server
+(clientcheck/run.py)."""
 
 from __future__ import annotations
 
@@ -202,6 +204,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return admin.main(args[1:], default_workspace=demo_workspace_path)
     if args[:1] == ["report"]:
         return report_main(args[1:])
+    if args[:1] == ["conformance"]:  # pytest and pytest-bdd are imported by the run it starts, not here
+        from reference_server.conformance import run as conformance
+
+        return conformance.main(args[1:])
+    if args[:1] == ["client-check"]:
+        from reference_server.clientcheck import run as client_check
+
+        return client_check.main(args[1:])
     try:
         settings = load_settings(os.environ, args)
     except SettingsError as error:

@@ -22,8 +22,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script: the scripts package is imported from the repository's root
 
-from scripts import catalogue  # noqa: E402
-from scripts.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES  # noqa: E402
+from reference_server.conformance import catalogue  # noqa: E402
+from reference_server.conformance.by_requirement import FAIL, NOT_APPLICABLE, PASS, PROTOCOL_NAMES  # noqa: E402
 
 FINDINGS = ROOT / "docs" / "conformance-findings.toml"
 DOC = ROOT / "docs" / "conformance.md"
@@ -91,12 +91,12 @@ not at `/.well-known/agent-card.json` (CARD-DISC-001 still looks there).
 
 <!-- not run: it runs the suite against another server; tests/test_conformance_targets.py runs this mode -->
 ```sh
-A2A_TARGET_URL=http://127.0.0.1:9999 A2A_TARGET_KEY=<a key> A2A_TARGET_OTHER_KEY=<another> \\
-  .venv/bin/python scripts/conformance.py
+A2A_TARGET_OTHER_KEY=<another> reference-server conformance http://127.0.0.1:9999 --key <a key>
 ```
 
-Its exit status is **0** when every MUST holds, **1** when a MUST fails, and **3** when the run could not run (no
-card it can read, a refused key, pytest could not start); a failed SHOULD is printed as a warning and a failed MAY
+`reference-server` is the installed command (`pip install 'a2a-reference-server[conformance]'`; in a checkout,
+`.venv/bin/reference-server`). Its exit status is **0** when every MUST holds, **1** when a MUST fails, **2** for a
+usage error and **3** when the run could not run (no card it can read, a refused key, pytest could not start); a failed SHOULD is printed as a warning and a failed MAY
 as information. `make conformance` runs the same command, but make turns any failure into its own status 2: it
 prints the script's status before it exits. `reports/conformance.json` holds the results by requirement and by
 scenario, the discovery paragraph and the exit status; `reports/conformance.html` is the living page with its

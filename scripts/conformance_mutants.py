@@ -2,9 +2,9 @@
 
 The reference server runs on loopback; for each mutant of tests/support/mutants.py a rewriting proxy
 (tests/support/proxy.py) puts that one defect in front of it, and the portable suite runs against the proxy as
-against any server (scripts/conformance.py). A mutant is **caught** when a requirement it breaks fails, and the catch
-is **precise** when no other requirement fails. A first run through a proxy that changes nothing must fail nothing,
-or no catch would mean anything. The table goes to the console and to docs/conformance.md.
+against any server (`reference-server conformance`). A mutant is **caught** when a requirement it breaks fails,
+and the catch is **precise** when no other requirement fails. A first run through a proxy that changes nothing must
+fail nothing, or no catch would mean anything. The table goes to the console and to docs/conformance.md.
 
 Exit status: 0 when every mutant is caught precisely, 1 otherwise, 3 when the baseline run fails.
 """
@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))
 
-from support.live import LiveServer, settings_for  # noqa: E402
 from support.mutants import MUTANTS  # noqa: E402
 from support.proxy import IDENTITY, Mutant, Proxy  # noqa: E402
 
+from reference_server.conformance.support.live import LiveServer, settings_for  # noqa: E402
 from reference_server.model.caller import Workspace  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"
@@ -62,8 +62,8 @@ def run(server: LiveServer, mutant: Mutant, reports: Path) -> Outcome:
     env.pop("A2A_TARGET_CARD_URL", None)
     started = time.monotonic()
     try:
-        done = subprocess.run([sys.executable, "scripts/conformance.py"], cwd=ROOT, env=env, capture_output=True,
-                              text=True, timeout=900)
+        done = subprocess.run([sys.executable, "-m", "reference_server", "conformance"], cwd=ROOT, env=env,
+                              capture_output=True, text=True, timeout=900)
     finally:
         proxy.stop()
     report_file = reports / "conformance.json"

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the scripts package, as scripts/conformance.py imports it
+sys.path.insert(0, str(ROOT))  # the scripts package
 
 from bench_kit import independent, servers  # noqa: E402
 
@@ -110,7 +110,7 @@ def run(peer: Peer, env: dict[str, str], tmp: Path) -> float:
     out = tmp / f"reports-{peer.name}"
     out.mkdir()
     started = time.monotonic()
-    done = subprocess.run([sys.executable, str(ROOT / "scripts" / "conformance.py")], cwd=ROOT,
+    done = subprocess.run([sys.executable, "-m", "reference_server", "conformance"], cwd=ROOT,
                           env={**os.environ, **env, "A2A_CONFORMANCE_REPORTS": str(out)}, capture_output=True,
                           text=True)
     seconds = time.monotonic() - started

@@ -34,13 +34,13 @@ sys.path.insert(0, str(ROOT))  # run as a script: the scripts package is importe
 sys.path.insert(1, str(ROOT / "tests"))  # and the generators and discovery from the suite's own support
 
 from fuzz.surface import Secrets, Surface, from_target  # noqa: E402
-from support.conventions import Unusable  # noqa: E402
-from support.health import baseline, get_task  # noqa: E402
-from support.target import PREFERRED, TargetServer, discover  # noqa: E402
-from support.v03 import to_v03_message  # noqa: E402
-from support.v03_rest import to_proto_params  # noqa: E402
 
-from scripts import conformance_html  # noqa: E402
+from reference_server.conformance import living_page  # noqa: E402
+from reference_server.conformance.support.conventions import Unusable  # noqa: E402
+from reference_server.conformance.support.health import baseline, get_task  # noqa: E402
+from reference_server.conformance.support.target import PREFERRED, TargetServer, discover  # noqa: E402
+from reference_server.conformance.support.v03 import to_v03_message  # noqa: E402
+from reference_server.conformance.support.v03_rest import to_proto_params  # noqa: E402
 from scripts.robustness_kit import report as reporting  # noqa: E402
 from scripts.robustness_kit.campaign import Campaign, Settings  # noqa: E402
 from scripts.robustness_kit.safety import off_loopback  # noqa: E402
@@ -166,7 +166,7 @@ def write_reports(reports: Path, report: dict[str, Any]) -> None:
     reports.mkdir(parents=True, exist_ok=True)
     (reports / "robustness.json").write_text(json.dumps(report, indent=2, ensure_ascii=False), encoding="utf-8")
     page = reports / "conformance.html"
-    if "could_not_run" not in report and conformance_html.add_robustness(page, report):
+    if "could_not_run" not in report and living_page.add_robustness(page, report):
         print(f"living page: {shown_path(page)} (its Robustness section)")
     elif "could_not_run" not in report:
         print(f"living page: none of this target yet in {shown_path(reports)} (`make conformance` with the same "

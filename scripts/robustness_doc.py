@@ -10,7 +10,7 @@ from typing import Any
 
 from fuzz.rules import RULES
 
-from scripts.robustness_html import interface_name
+from reference_server.conformance.robustness_page import interface_name
 
 ROOT = Path(__file__).resolve().parents[1]
 FINDINGS = ROOT / "docs" / "robustness-findings.toml"
@@ -33,7 +33,7 @@ The official TCK sends well-formed requests only, and so does every other A2A ch
 A2A_TARGET_URL=http://127.0.0.1:9999 A2A_TARGET_KEY=<a key> make fuzz
 ```
 
-Discovery is the conformance suite's (`tests/support/target.py`): the card says which bindings and versions to aim
+Discovery is the conformance suite's (`conformance/support/target.py`): the card says which bindings and versions to aim
 at (`A2A_TARGET_CARD_URL` names a card that is not at the well-known path). The run prints each finding as it
 comes, then the counts per rule and per operation and every finding with its reproducer, writes
 `reports/robustness.json` and puts a Robustness section into the living page (`reports/conformance.html`) when
@@ -81,7 +81,7 @@ HTTP+JSON errors, whose body 0.3 never named, need only be JSON. One request tha
 under each; the answer a crashed server gives is the crash's, not another finding.
 
 **Crash detection.** At the start the run notes what the card and a GetTask of an unknown task get (the conformance
-suite's health probe, `tests/support/health.py`). It asks both again after every batch and after every answer that
+suite's health probe, `conformance/support/health.py`). It asks both again after every batch and after every answer that
 is a 5xx or no answer at all. A server that answered them and now does not has crashed: the run names the last
 requests before it, with what each got and which answer went wrong first, and stops. With `--wait-for-restart` it
 waits for the server to come back (under a supervisor), sends those requests again one at a time with the probe

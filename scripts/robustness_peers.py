@@ -6,7 +6,8 @@ server's living page (reports/conformance-<server>.html) when there is one, and 
 the reports and the findings verified by hand (docs/robustness-findings.toml; scripts/robustness_doc.py).
 
 A supervisor stands by each server, as one would in production: when the server stops answering its card and a
-GetTask it answered at the start (support/health.py), it is stopped by its PID and started again on the same port.
+GetTask it answered at the start (conformance/support/health.py), it is stopped by its PID and started again on
+the same port.
 The run waits for that (--wait-for-restart), so a crash is traced to the request that causes it and shrunk like any
 other finding, and the run goes on after it. `--render` writes the doc again from the kept reports.
 """
@@ -31,11 +32,12 @@ sys.path.insert(1, str(ROOT / "tests"))  # and the health probe from the suite's
 
 import conformance_peers  # noqa: E402
 from bench_kit import servers  # noqa: E402
-from support.conventions import Unusable  # noqa: E402
-from support.health import Health, baseline  # noqa: E402
-from support.target import PREFERRED, discover  # noqa: E402
 
-from scripts import conformance_html, robustness_doc  # noqa: E402
+from reference_server.conformance import living_page  # noqa: E402
+from reference_server.conformance.support.conventions import Unusable  # noqa: E402
+from reference_server.conformance.support.health import Health, baseline  # noqa: E402
+from reference_server.conformance.support.target import PREFERRED, discover  # noqa: E402
+from scripts import robustness_doc  # noqa: E402
 
 REPORTS = ROOT / "reports"
 DOC = ROOT / "docs" / "robustness.md"
@@ -119,7 +121,7 @@ def run(peer: conformance_peers.Peer, env: dict[str, str], tmp: Path, args: list
     (out / "console.txt").write_text(done.stdout)
     shutil.copyfile(out / "console.txt", REPORTS / f"robustness-{peer.name}.txt")
     if "could_not_run" not in report:
-        conformance_html.add_robustness(REPORTS / f"conformance-{peer.name}.html", report, any_target=True)
+        living_page.add_robustness(REPORTS / f"conformance-{peer.name}.html", report, any_target=True)
     last = done.stdout.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
     print(f"  {peer.label}: {seconds:.0f} s, {len(report.get('findings', []))} findings; {last[0]}", flush=True)
     return seconds

@@ -1,12 +1,12 @@
-"""Results by requirement (scripts/by_requirement.py): a word per protocol, the failures and the reasons a
+"""Results by requirement (conformance/by_requirement.py): a word per protocol, the failures and the reasons a
 requirement did not apply, the counts by level, and the exit status of `make conformance`."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from scripts import by_requirement
-from scripts.catalogue import Catalogue, Requirement
+from reference_server.conformance import by_requirement
+from reference_server.conformance.catalogue import Catalogue, Requirement
 
 CATALOGUE = Catalogue(
     requirements={r.id: r for r in [

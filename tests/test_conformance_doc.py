@@ -8,7 +8,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from scripts import catalogue, conformance_doc
+from reference_server.conformance import catalogue
+from scripts import conformance_doc
 
 ROOT = Path(__file__).resolve().parents[1]
 

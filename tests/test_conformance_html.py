@@ -1,4 +1,4 @@
-"""The living documentation page (scripts/conformance_html.py): what it shows, escaped, and that a real browser
+"""The living documentation page (scripts/living_page.py): what it shows, escaped, and that a real browser
 renders every feature and scenario of spec/features."""
 
 from __future__ import annotations
@@ -13,8 +13,16 @@ from typing import Any
 
 import pytest
 
-from scripts import catalogue
-from scripts.conformance_html import PROTOCOLS, Page, page_for, parse_feature, render, snapshot_stem, write
+from reference_server.conformance import catalogue
+from reference_server.conformance.living_page import (
+    PROTOCOLS,
+    Page,
+    page_for,
+    parse_feature,
+    render,
+    snapshot_stem,
+    write,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 IN_CI = os.environ.get("CI") == "true"
@@ -117,14 +125,14 @@ def test_design_tests_are_listed_with_their_scenarios(small: Page) -> None:
 
 
 def test_every_real_snapshot_is_shown_under_its_scenario() -> None:
-    page = page_for(ROOT, [])
+    page = page_for(ROOT, [], design=ROOT)
     stems = {snapshot_stem(scenario.name) for feature in page.features for scenario in feature.scenarios}
     files = {path.stem.partition("[")[0] for path in page.snapshot_dir.glob("*.json")}
     assert files and files <= stems, f"snapshots of no scenario: {sorted(files - stems)}"
 
 
 def test_the_requirement_view_gives_each_requirement_its_word_and_each_failure_its_step() -> None:
-    page = page_for(ROOT, [], generated="in a test")
+    page = page_for(ROOT, [], design=ROOT, generated="in a test")
     scenario = "Getting a task that does not exist is refused"
     tags = ["CORE-GET-002", "must", "portable", "spec-3.1.3", "tasks", "v0_3"]
     page.results = [
@@ -149,7 +157,7 @@ def test_the_requirement_view_gives_each_requirement_its_word_and_each_failure_i
 
 
 def test_the_features_come_in_two_halves_the_protocols_first() -> None:
-    html = render(page_for(ROOT, [], generated="in a test"))
+    html = render(page_for(ROOT, [], design=ROOT, generated="in a test"))
     protocol, design = html.index('id="part-a2a"'), html.index('id="part-design"')
     send, auth = html.index('id="feature-a2a-send-feature"'), html.index('id="feature-design-auth-feature"')
     assert protocol < send < design < auth
@@ -198,7 +206,7 @@ def canned_results(page: Page) -> list[dict[str, Any]]:
 
 def test_every_feature_and_scenario_is_on_the_page_rendered_by_chromium(tmp_path: Path) -> None:
     browser = chromium()
-    page = page_for(ROOT, [], generated="in a test")
+    page = page_for(ROOT, [], design=ROOT, generated="in a test")
     page.results = canned_results(page)
     path = tmp_path / "conformance.html"
     write(path, page)

@@ -1,5 +1,5 @@
-"""The conformance suite against servers that are not TCK agents: what `scripts/conformance.py` reports, in its exit
-status and reports/conformance.json, about small misbehaving servers these tests start themselves.
+"""The conformance suite against servers that are not TCK agents: what `reference-server conformance` reports, in
+its exit status and reports/conformance.json, about small misbehaving servers these tests start themselves.
 
 Each server is the reference server with one thing changed, by its settings, its script or the rewriting proxy
 (support/proxy.py), or a proxy that answers by itself: a card only A2A 0.3 can read, no card at all, an agent that
@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.live import LiveServer, settings_for
 from support.mutants import MUTANTS
 from support.proxy import Answer, Call, Mutant, Proxy
 
+from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,14 +33,14 @@ PYTHON_TEXTS = re.compile(r"\{'|\['|': |\bNone\b(?! of)|\w+View\(|\w+Reply\(|Tra
 
 
 def run_suite(target: str, reports: Path, *args: str, card: str | None = None) -> tuple[int, dict[str, Any], str]:
-    """scripts/conformance.py against the target: its exit status, its report and what it printed."""
+    """`reference-server conformance` against the target: its exit status, its report and what it printed."""
     env = {**os.environ, "A2A_TARGET_URL": target, "A2A_TARGET_KEY": KEY, "A2A_TARGET_OTHER_KEY": OTHER_KEY,
            "A2A_CONFORMANCE_REPORTS": str(reports)}
     env.pop("A2A_TARGET_CARD_URL", None)
     if card:
         env["A2A_TARGET_CARD_URL"] = card
-    done = subprocess.run([sys.executable, "scripts/conformance.py", *args], cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=600)
+    done = subprocess.run([sys.executable, "-m", "reference_server", "conformance", *args], cwd=ROOT, env=env,
+                          capture_output=True, text=True, timeout=600)
     report_file = reports / "conformance.json"
     report = json.loads(report_file.read_text()) if report_file.exists() else {}
     return done.returncode, report, done.stdout + done.stderr
@@ -171,7 +171,8 @@ def test_a_card_named_elsewhere_is_used(server: LiveServer, tmp_path: Path) -> N
                    request=lambda call: _moved_card(call, server.url))
     proxy = behind(server.url, moved)
     try:
-        status, report, printed = run_suite(proxy.url, tmp_path, "-k", "card", card=f"{proxy.url}/cards/agent.json")
+        status, report, printed = run_suite(proxy.url, tmp_path, "--", "-k", "card",
+                                            card=f"{proxy.url}/cards/agent.json")
     finally:
         proxy.stop()
     assert status == 0, printed[-3000:]  # the card is available (CARD-DISC-001), not at the well-known path (a MAY)
@@ -267,7 +268,7 @@ def test_timestamps_without_a_zone_fail_one_requirement(server: LiveServer, tmp_
 
 @pytest.mark.parametrize("server", [{"allow_private_push_urls": False}], indirect=True)
 def test_a_server_that_refuses_loopback_webhooks_still_passes_push_configs(server: LiveServer, tmp_path: Path) -> None:
-    status, report, printed = run_suite(server.url, tmp_path, "-k", "push")
+    status, report, printed = run_suite(server.url, tmp_path, "--", "-k", "push")
     assert status == 0, printed[-3000:]
     verdict = {r["id"]: r for r in report["requirements"]}
     for crud in ("PUSH-CREATE-001", "PUSH-CREATE-002", "PUSH-GET-001", "PUSH-LIST-001", "PUSH-DEL-001"):

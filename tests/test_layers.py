@@ -9,7 +9,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reference_server"
 
 # lowest first; a module may import from its own layer and the layers below (docs/architecture.md)
 LAYERS: list[set[str]] = [
-    {"reference_server", "reference_server.settings", "reference_server.platform"},
+    {"reference_server", "reference_server.settings", "reference_server.spec_files", "reference_server.platform"},
     {"reference_server.workspace.layout"},
     {"reference_server.model"},
     {"reference_server.a2a"},
@@ -19,6 +19,7 @@ LAYERS: list[set[str]] = [
     {"reference_server.bindings"},
     {"reference_server.clientcheck"},
     {"reference_server.process"},
+    {"reference_server.conformance"},
     {"reference_server.cli", "reference_server.admin", "reference_server.__main__", "reference_server.pytest_plugin"},
 ]
 

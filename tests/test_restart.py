@@ -24,8 +24,9 @@ from typing import Any
 
 import httpx
 import pytest
-from support.client import A2AClient
-from support.schemas import assert_valid
+
+from reference_server.conformance.support.client import A2AClient
+from reference_server.conformance.support.schemas import assert_valid
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "k_" + "5" * 32

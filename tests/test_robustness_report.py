@@ -18,9 +18,10 @@ import pytest
 from fuzz.rules import BY_ID
 from fuzz.strategies import FuzzRequest
 from fuzz.surface import Secrets
-from support.raw import timed_request
 
-from scripts import conformance_html, robustness_doc
+from reference_server.conformance import living_page
+from reference_server.conformance.support.raw import timed_request
+from scripts import robustness_doc
 from scripts.robustness_kit import report as reporting
 from scripts.robustness_kit.campaign import Finding, Outcome, Sent, Settings
 from scripts.robustness_kit.curl import curl_line
@@ -136,9 +137,9 @@ def test_the_report_counts_by_rule_and_operation_and_never_shows_the_key() -> No
 
 
 def _page(tmp_path: Path, target: str | None) -> Path:
-    page = conformance_html.Page([], [], {}, tmp_path, target=target)
+    page = living_page.Page([], [], {}, tmp_path, target=target)
     path = tmp_path / "conformance.html"
-    conformance_html.write(path, page)
+    living_page.write(path, page)
     return path
 
 
@@ -150,13 +151,13 @@ def test_the_living_page_gets_the_section_of_its_own_target(tmp_path: Path) -> N
     assert "its card now answers HTTP 500" in page and SECRETS.key not in page
     other = _page(tmp_path, "http://127.0.0.1:2")
     assert "robustness" not in other.read_text()
-    assert not conformance_html.add_robustness(other, data)  # another target's page
-    assert conformance_html.add_robustness(other, data, any_target=True)
+    assert not living_page.add_robustness(other, data)  # another target's page
+    assert living_page.add_robustness(other, data, any_target=True)
     again = {**data, "findings": []}
-    assert conformance_html.add_robustness(other, again, any_target=True)
+    assert living_page.add_robustness(other, again, any_target=True)
     html = other.read_text()
     assert html.count('<section class="robustness"') == 1 and "its card now answers" not in html
-    assert not conformance_html.add_robustness(tmp_path / "missing.html", data, any_target=True)
+    assert not living_page.add_robustness(tmp_path / "missing.html", data, any_target=True)
 
 
 def test_the_doc_shows_the_verified_findings_and_lists_the_others() -> None:

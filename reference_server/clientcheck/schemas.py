@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from reference_server.a2a.catalogue import CATALOGUE, V0_3, V1_0
+from reference_server.spec_files import SCHEMAS
 
 if TYPE_CHECKING:  # jsonschema takes seconds to import: only a recording server pays for it, on first use
     from jsonschema import Draft202012Validator
     from referencing import Registry, Resource
 
-# an installed wheel carries them in the package (setup.py copies them at build); a checkout has them in spec/schemas
-_PACKAGED, _CHECKOUT = (Path(__file__).resolve().parents[n] / "spec" / "schemas" for n in (1, 2))
-SCHEMA_DIR = _PACKAGED if (_PACKAGED / "a2a-v1.json").is_file() else _CHECKOUT
+SCHEMA_DIR = SCHEMAS  # in the package of a wheel, in spec/ of a checkout (spec_files.py)
 V1_FILE, V03_FILE, V03_PROTO_FILE = "a2a-v1.json", "a2a-v0.3.json", "a2a-v0.3-proto.json"
 V03_ID = "urn:a2a:v0.3"  # the vendored 0.3 JSON Schema has no $id (it is byte-for-byte upstream)
 
@@ -57,7 +56,7 @@ def _resource(path: Path) -> tuple[str, Resource]:
 
     contents = json.loads(path.read_text(encoding="utf-8"))
     if path.name == V03_FILE:
-        return V03_ID, DRAFT7.create_resource(contents)  # draft-07, `definitions` (as tests/support/schemas.py)
+        return V03_ID, DRAFT7.create_resource(contents)  # draft-07, `definitions` (as conformance/support/schemas.py)
     return contents["$id"], DRAFT202012.create_resource(contents)
 
 

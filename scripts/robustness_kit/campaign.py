@@ -1,6 +1,7 @@
 """A robustness run against one server: the fuzz suite's hostile requests, bounded in count, pace and time, each
-answer judged by the rules of tests/fuzz/rules.py, and a health probe (support/health.py) after every batch and after
-every 5xx or missing answer, so that a crash is told from one bad answer. Then each finding's smallest request.
+answer judged by the rules of tests/fuzz/rules.py, and a health probe (conformance/support/health.py) after every
+batch and after every 5xx or missing answer, so that a crash is told from one bad answer. Then each finding's
+smallest request.
 
 On a crash the run names the last requests before it and stops; asked to wait (`wait_for_restart`), it waits for the
 server to come back, sends those requests again one at a time, each followed by the probe, to learn which one took it
@@ -24,9 +25,9 @@ from fuzz.surface import UNKNOWN_TASK, Surface
 from hypothesis import HealthCheck, Phase, Verbosity, assume, given, seed, settings
 from hypothesis import strategies as st
 from hypothesis.errors import HypothesisException
-from support.health import Health
-from support.raw import RawAnswer, timed_request
 
+from reference_server.conformance.support.health import Health
+from reference_server.conformance.support.raw import RawAnswer, timed_request
 from scripts.robustness_kit.safety import Pace
 from scripts.robustness_kit.shrink import Search, identity, smallest
 

@@ -1,5 +1,5 @@
 """The robustness report: reports/robustness.json from a run's outcome, and the console's text from that report (the
-living page's section is scripts/robustness_html.py). Counts per rule and per operation, each finding with its
+living page's section is scripts/robustness_page.py). Counts per rule and per operation, each finding with its
 reproducer, and the exit status: 0 no finding, 1 findings, 3 a run that could not run."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from fuzz.rules import BY_ID, RULES
 from fuzz.strategies import FuzzRequest
 from fuzz.surface import Secrets
 
-from scripts.robustness_html import COLUMNS, interface_name
+from reference_server.conformance.robustness_page import COLUMNS, interface_name
 from scripts.robustness_kit.campaign import Finding, Outcome, Settings
 from scripts.robustness_kit.curl import KEY_VARIABLE, curl_line
 

@@ -13,8 +13,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from support.exchanges import body_text
-from support.raw import RawAnswer
+from reference_server.conformance.support.exchanges import body_text
+from reference_server.conformance.support.raw import RawAnswer
 
 from .strategies import FuzzRequest
 from .surface import Secrets

@@ -18,8 +18,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 from support.proxy import METHODS
-from support.v03 import to_v03_message
-from support.v03_rest import to_proto_params
+
+from reference_server.conformance.support.v03 import to_v03_message
+from reference_server.conformance.support.v03_rest import to_proto_params
 
 from .surface import UNKNOWN_TASK, WEBHOOK, Interface, Secrets, Surface
 

@@ -1,6 +1,6 @@
 """What the hostile requests aim at: the interfaces a server offers, the task they name, and the credentials they send.
 
-A Surface is built from what discovery read in a server's card (support/target.py), or for this server's own
+A Surface is built from what discovery read in a server's card (conformance/support/target.py), or for this server's own
 endpoints. Its Secrets are the caller's key and credentials made up for the run, new each time, so that a credential
 found in an answer can be told by name ("a made-up push token") and never has to be printed.
 """

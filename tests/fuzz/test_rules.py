@@ -7,7 +7,8 @@ import json
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from support.raw import RawAnswer
+
+from reference_server.conformance.support.raw import RawAnswer
 
 from .rules import Limits, judge, sse_data
 from .strategies import NO_ENVELOPE, ODD_PATH, UNKNOWN_METHOD, Focus, FuzzRequest, requests

@@ -1,7 +1,7 @@
 """The client check proven with real clients: the official SDKs give a clean report, broken requests are named.
 
 A recording server (A2A__Record) serves the official a2a-sdk 1.3 Python client on both 1.0 bindings and both 0.3
-ones, and @a2a-js/sdk 1.3 (scripts/bench_kit/js, pinned by its lock file) through scripts/client_check.py, the
+ones, and @a2a-js/sdk 1.3 (scripts/bench_kit/js, pinned by its lock file) through `reference-server client-check`, the
 script behind `make client-check`. Their runs give zero violations and a coverage matrix showing what they did.
 Deliberately broken requests are each reported with the check that names the mistake, and the server answers
 them exactly as a server that does not record.
@@ -31,7 +31,6 @@ from a2a.types import (
     ListTasksRequest,
     SubscribeToTaskRequest,
 )
-from support.live import LiveServer, settings_for
 
 from interop.test_python_sdk import (
     ECHO_TEXT,
@@ -48,13 +47,13 @@ from interop.test_python_sdk_v03_rest import v03_rest_client
 from reference_server.clientcheck import report
 from reference_server.clientcheck.exchange import OPERATIONS
 from reference_server.clientcheck.recorder import RecordingApplication
+from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 pytestmark = pytest.mark.interop
 
 ROOT = Path(__file__).resolve().parents[2]
 JS_KIT = ROOT / "scripts" / "bench_kit" / "js"
-CLIENT_CHECK = ROOT / "scripts" / "client_check.py"
 CALLERS = ("sdk-client", "broken-client")
 
 
@@ -258,11 +257,11 @@ def test_each_broken_request_is_reported_and_answered_as_usual(recording: Record
     assert expected in [v["check"] for v in record["checks"]["violations"]], record["checks"]
 
 
-# --- scripts/client_check.py (make client-check): the JS SDK, and its exit codes
+# --- `reference-server client-check` (make client-check): the JS SDK, and its exit codes
 
 
 def client_check(command: str, out: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, str(CLIENT_CHECK), "--command", command, "--out", str(out),
+    return subprocess.run([sys.executable, "-m", "reference_server", "client-check", command, "--out", str(out),
                            "--timeout", "120"], capture_output=True, text=True, timeout=240, cwd=ROOT)
 
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from jsonschema.validators import validator_for
 from referencing.exceptions import Unresolvable
-from support.schemas import SCHEMA_DIR, assert_valid, errors, load_registry, validator
+
+from reference_server.conformance.support.schemas import SCHEMA_DIR, assert_valid, errors, load_registry, validator
 
 ROOT = SCHEMA_DIR.parents[1]
 V1 = "urn:a2a:v1#/$defs/"

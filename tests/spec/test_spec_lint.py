@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 from gherkin.parser import Parser
-from support.conventions import PREFIXES, behaviour_of
 
-from scripts import catalogue
+from reference_server.conformance import catalogue
+from reference_server.conformance.support.conventions import PREFIXES, behaviour_of
 
 ROOT = Path(__file__).resolve().parents[2]
 FEATURE_ROOT = ROOT / "spec" / "features"
@@ -197,7 +197,7 @@ def test_portable_scenarios_ask_for_behaviour_only_with_the_tcks_or_acts_prefixe
         for step in case.steps:
             for prefix in PREFIX_IN_STEP.findall(step):
                 assert behaviour_of(prefix) in PREFIXES, f"{case.where}: {prefix!r} is a behaviour neither the TCK " \
-                    "nor ACTS names (support/conventions.py PREFIXES): no invented prefixes"
+                    "nor ACTS names (conformance/support/conventions.py PREFIXES): no invented prefixes"
 
 
 # --- the catalogue

@@ -1,7 +1,8 @@
-"""Every check of the step definitions (tests/steps/) says in words what it expected and what came.
+"""Every check of the step definitions (reference_server/conformance/steps/, tests/steps/) says in words what it
+expected and what came.
 
 A step's failure is read by people who implement other A2A servers (the portable scenarios run as a conformance
-suite), and only an assertion's own message reaches them (tests/support/reasons.py drops pytest's explanation). So
+suite), and only an assertion's own message reaches them (conformance/support/reasons.py drops pytest's explanation). So
 no assert goes without a message, and no message shows a value with a !r conversion, a Python repr: JSON values go
 through support.exchanges.shown, errors and answers through their own str.
 """
@@ -15,8 +16,8 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-STEPS = ROOT / "tests" / "steps"
-STEP_FILES = sorted(STEPS.glob("*.py"))
+STEPS = [ROOT / "reference_server" / "conformance" / "steps", ROOT / "tests" / "steps"]  # the portable, the design's
+STEP_FILES = sorted(path for folder in STEPS for path in folder.glob("*.py"))
 REPR = ord("r")
 
 
@@ -41,7 +42,7 @@ def messages(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.expr]]:
 
 
 def test_the_step_modules_are_found() -> None:
-    assert len(STEP_FILES) > 10, f"expected the step modules in {STEPS}, found {len(STEP_FILES)}"
+    assert len(STEP_FILES) > 20, f"expected the step modules in {STEPS}, found {len(STEP_FILES)}"
 
 
 @pytest.mark.parametrize("path", STEP_FILES, ids=lambda path: path.name)

@@ -1,1 +1,1 @@
-"""Step definitions of the executable spec, grouped by capability."""
+"""Step definitions of the design's scenarios (spec/features/design/); the portable ones are in conformance/steps/."""

@@ -8,7 +8,7 @@ from typing import Any
 
 from pytest_bdd import parsers, when
 
-from steps.tasks import send, task_id, text_message
+from reference_server.conformance.steps.tasks import send, task_id, text_message
 
 
 @when(parsers.parse('the caller sends "{text}" with a fresh message id'))

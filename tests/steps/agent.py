@@ -10,12 +10,12 @@ import re
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
-from support.exchanges import shown
 
-from steps.common import wait_until, workspace_of, write_json
+from reference_server.conformance.steps.common import wait_until, workspace_of, write_json
+from reference_server.conformance.steps.tasks import remember, response_text, send, text_message, the_task
+from reference_server.conformance.support.exchanges import shown
 from steps.files import file_part
 from steps.lifecycle import INBOX_STAMP, SYSTEM_PROMPT_SCRIPT, inbox_files, session_records, the_prompt
-from steps.tasks import remember, response_text, send, text_message, the_task
 
 # --- hops and the event bus ---
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from pytest_bdd import parsers, then, when
-from support.exchanges import shown
 
-from steps.common import described
-from steps.tasks import STATE, STATES, send
+from reference_server.conformance.steps.common import described
+from reference_server.conformance.steps.tasks import STATE, STATES, send
+from reference_server.conformance.support.exchanges import shown
 
 
 @then(parsers.re(r"the stream breaks after (?P<count>\d+) events?, without its end$"))

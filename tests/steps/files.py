@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
-from support.exchanges import shown
-from support.webhook import Webhook
 
-from steps.common import described, violations_said, workspace_of
+from reference_server.conformance.steps.common import described, violations_said, workspace_of
+from reference_server.conformance.steps.tasks import send, text_message
+from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.webhook import Webhook
 from steps.lifecycle import INBOX_STAMP, inbox_files, the_prompt
-from steps.tasks import send, text_message
 
 
 def file_part(world: Any, name: str, content: bytes) -> dict[str, Any]:
@@ -75,7 +75,7 @@ def _(world: Any) -> None:
 
 
 
-# --- file parts given by URL, served by a loopback https file server (tests/support/webhook.py) ---
+# --- file parts given by URL, served by a loopback https file server (conformance/support/webhook.py) ---
 
 
 def _file_server(world: Any, request: pytest.FixtureRequest, name: str) -> Webhook:

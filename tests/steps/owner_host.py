@@ -17,15 +17,20 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
-from support.client import REST_ROUTES
-from support.exchanges import shown
-from support.live import LiveServer, OwnerHostWorkspaces, OwnersFileWorkspaces, settings_for
 from support.telegram import FakeTelegram
-from support.v03_rest import ROUTES as V03_REST_ROUTES
 
 from reference_server import cli
+from reference_server.conformance.steps.common import new_key, workspace_of, write_json
+from reference_server.conformance.support.client import REST_ROUTES
+from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.live import (
+    LiveServer,
+    OwnerHostWorkspaces,
+    OwnersFileWorkspaces,
+    settings_for,
+)
+from reference_server.conformance.support.v03_rest import ROUTES as V03_REST_ROUTES
 from reference_server.hosting.owners import owner_workspace
-from steps.common import new_key, workspace_of, write_json
 
 BOT_TOKEN = "4242:spec-bot-token-never-logged"
 
@@ -282,7 +287,7 @@ def _(world: Any) -> None:
 
 @then("the command reports the task file as not a valid task file")
 def _(world: Any) -> None:
-    from steps.tasks import task_id
+    from reference_server.conformance.steps.tasks import task_id
 
     path = workspace_of(world).tasks_dir / f"{task_id(world)}.json"
     problems = command_listing(world).problems

@@ -9,10 +9,10 @@ from typing import Any
 import httpx
 import pytest
 from pytest_bdd import given, parsers, then, when
-from support.exchanges import body_text, shown
-from support.schemas import assert_valid
 
-from steps.common import TIMESTAMP, add_workspace, workspace_of, write_json
+from reference_server.conformance.steps.common import TIMESTAMP, add_workspace, workspace_of, write_json
+from reference_server.conformance.support.exchanges import body_text, shown
+from reference_server.conformance.support.schemas import assert_valid
 
 TOKEN_HEADER = "X-A2A-Notification-Token"
 WIRE_ERROR = "urn:reference-server:wire-errors#/$defs/RestError"

@@ -1,1 +1,1 @@
-"""Test support: the live server, the binding-agnostic client, schema validation, other targets."""
+"""Test support of the design's own scenarios and tools: the mutants and their proxy, the fake Telegram, the kernel."""

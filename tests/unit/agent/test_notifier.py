@@ -8,8 +8,6 @@ from typing import Any, TypeVar
 
 import pytest
 from support.telegram import FakeTelegram
-from support.webhook import Webhook, client_ssl_context
-from support.webhook import test_resolver as resolver  # not collected as a test
 
 from reference_server.agent.notifier import (
     TELEGRAM_MAX_CHARS,
@@ -18,6 +16,8 @@ from reference_server.agent.notifier import (
     WebhookNotifier,
     owner_notifier,
 )
+from reference_server.conformance.support.webhook import Webhook, client_ssl_context
+from reference_server.conformance.support.webhook import test_resolver as resolver  # not collected as a test
 from reference_server.platform.outbound import Outbound
 from reference_server.settings import Settings, SettingsError
 

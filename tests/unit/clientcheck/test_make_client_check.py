@@ -1,5 +1,5 @@
-"""`make client-check CLIENT='<command>'` hands the command to scripts/client_check.py exactly as written, and the
-report it makes holds the client's requests only."""
+"""`make client-check CLIENT='<command>'` hands the command to `reference-server client-check` exactly as written,
+and the report it makes holds the client's requests only."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from scripts import client_check
+from reference_server.clientcheck import run as client_check
 
 ROOT = Path(__file__).resolve().parents[3]
 
-# stands in for the venv's python: says what scripts/client_check.py would have been given, and does nothing else
+# stands in for the venv's reference-server: says what it would have been given, and does nothing else
 RECORD_ARGS = """
 import json, os, sys
 print(json.dumps({"argv": sys.argv[1:], "CLIENT": os.environ.get("CLIENT")}))
@@ -33,12 +33,13 @@ def test_make_passes_the_client_command_as_written(tmp_path: Path, command: str)
     fake = tmp_path / "fake_python.py"
     fake.write_text(RECORD_ARGS)
     done = subprocess.run(
-        ["make", "-s", "-o", ".venv/.installed", "client-check", f"PY={sys.executable} {fake}", f"CLIENT={command}"],
+        ["make", "-s", "-o", ".venv/.installed", "client-check", f"COMMAND={sys.executable} {fake}",
+         f"CLIENT={command}"],
         cwd=ROOT, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     seen = json.loads(done.stdout)
     argv = seen["argv"]
-    assert argv[0] == "scripts/client_check.py"
+    assert argv[0] == "client-check"
     given = argv[argv.index("--command") + 1] if "--command" in argv else seen["CLIENT"]
     assert given == command
 

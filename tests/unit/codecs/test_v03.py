@@ -7,10 +7,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.schemas import assert_valid
 
 from reference_server.a2a.broadcast import ends_subscription
 from reference_server.codecs import v03
+from reference_server.conformance.support.schemas import assert_valid
 from reference_server.model.errors import InvalidParams
 from reference_server.model.types import (
     Artifact,

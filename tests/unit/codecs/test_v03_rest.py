@@ -15,11 +15,11 @@ import pytest
 from a2a.compat.v0_3 import a2a_v0_3_pb2 as pb
 from google.protobuf.json_format import MessageToDict, ParseDict
 from google.protobuf.message import Message as ProtoMessage
-from support.schemas import assert_valid
 
 from reference_server.a2a.broadcast import ends_subscription
 from reference_server.bindings.card import CardDetails, build_card
 from reference_server.codecs import v03_rest
+from reference_server.conformance.support.schemas import assert_valid
 from reference_server.model.errors import InvalidParams
 from reference_server.model.types import (
     Artifact,

@@ -7,9 +7,9 @@ from datetime import UTC, datetime
 from typing import Any
 
 import pytest
-from support.schemas import assert_valid
 
 from reference_server.codecs import v1
+from reference_server.conformance.support.schemas import assert_valid
 from reference_server.model.errors import InvalidParams
 from reference_server.model.types import (
     Artifact,

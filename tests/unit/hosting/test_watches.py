@@ -9,8 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from support.schemas import assert_valid
 
+from reference_server.conformance.support.schemas import assert_valid
 from reference_server.hosting.watches import Watch, WorkspaceWatches, is_watch_id, read_watches
 from reference_server.model.caller import Workspace
 

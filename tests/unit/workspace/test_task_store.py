@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import pytest
 from support.kernel import Refusing, queue_limit
-from support.schemas import assert_valid
 
 from reference_server.codecs.task_file import TaskFileCodec, encode_stored
+from reference_server.conformance.support.schemas import assert_valid
 from reference_server.model.caller import Caller, Workspace
 from reference_server.model.types import (
     AuthenticationInfo,

@@ -1,0 +1,451 @@
+"""The pytest plugin of the executable spec: each scenario run once per protocol (binding and A2A version), the
+server under test (a live reference server, or another one at A2A_TARGET_URL, discovered first), the World a
+scenario's steps share, and the per-scenario results that `reference-server conformance` turns into its report.
+
+The portable step definitions are imported here, so that every scenario sees them; the repository's tests/conftest.py
+loads this plugin and adds the design's own steps and the snapshots."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import json
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from pytest_bdd.scenario import scenario_wrapper_template_registry
+
+from reference_server.conformance import catalogue
+from reference_server.conformance.by_requirement import NOT_OFFERED
+from reference_server.conformance.support.client import CLIENT_TLS, A2AClient, NotServed, Seen
+from reference_server.conformance.support.conventions import TCK_CONVENTIONS, Conventions, Unusable
+from reference_server.conformance.support.exchanges import recording_client
+from reference_server.conformance.support.health import troubled
+from reference_server.conformance.support.live import LiveServer, settings_for
+from reference_server.conformance.support.reasons import failure_text
+from reference_server.conformance.support.schemas import assert_valid, violations
+from reference_server.conformance.support.target import TARGET_URL, TargetServer, discover, offers
+from reference_server.model.caller import Workspace
+
+PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven by the TCK's or ACTS's conventions
+
+# Each scenario runs once per protocol: both bindings in A2A 1.0, plus both bindings in A2A 0.3 when tagged
+# @v0_3 (0.3 HTTP+JSON is the 0.3 proto's REST transcoding: no ListTasks, the extended card on GET /v1/card).
+# @v0_3_only is for 0.3 JSON-RPC shapes (field names like message.parts[0].file.bytes).
+BOTH_BINDINGS = [("jsonrpc", "1.0"), ("rest", "1.0")]
+V0_3_BINDINGS = [("jsonrpc", "0.3"), ("rest", "0.3")]
+# @not_v0_3_rest: the scenario asks what 0.3 HTTP+JSON cannot say (proto3 reads a 0 as unset), so that run is a
+# strict xfail; the feature says why in a comment.
+NOT_ON_V0_3_REST = pytest.mark.xfail(reason="the 0.3 proto cannot express this scenario", strict=True)
+PROTOCOL_TAGS = {"jsonrpc": [("jsonrpc", "1.0")], "rest": [("rest", "1.0")], "no_binding": [("none", "1.0")]}
+
+# step definitions are fixtures: importing them here makes them visible to every scenario
+from reference_server.conformance.steps.auth import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.capabilities import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.cards import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.common import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.data_model import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.errors import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.notifications import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.operations import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.pages import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.prefixes import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.push import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.streaming import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.streams import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.tasks import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.wire import *  # noqa: E402,F403  # noqa: E402,F403
+
+# pytest-bdd 9 finds a step's definition by asking pytest, for every fixture name, which definitions the test sees
+# (find_fixturedefs_for_step): 8 ms a step with this suite's step definitions, half the time of a portable run.
+# Every step definition is imported into this plugin or the repository's tests/conftest.py, so what a step finds
+# depends only on its kind, its text and the test's module: it is looked up once.
+_BDD_SCENARIO = importlib.import_module("pytest_bdd.scenario")  # the module: pytest_bdd.scenario is also a function
+_find_step_definitions = _BDD_SCENARIO.find_fixturedefs_for_step
+_STEP_DEFINITIONS: dict[tuple[Any, str, Path], list[Any]] = {}
+
+
+def _remembered_step_definitions(step: Any, fixturemanager: Any, node: Any) -> list[Any]:
+    key = (step.type, step.name, node.path)
+    if key not in _STEP_DEFINITIONS:
+        _STEP_DEFINITIONS[key] = list(_find_step_definitions(step=step, fixturemanager=fixturemanager, node=node))
+    return _STEP_DEFINITIONS[key]
+
+
+setattr(_BDD_SCENARIO, "find_fixturedefs_for_step", _remembered_step_definitions)  # noqa: B010
+
+
+@dataclass(frozen=True)
+class Protocol:
+    binding: str  # "jsonrpc", "rest", or "none" for discovery
+    version: str  # "1.0" or "0.3"
+
+    @property
+    def id(self) -> str:
+        return f"{self.binding}-{self.version}"
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "protocol" not in metafunc.fixturenames or scenario_wrapper_template_registry.get(metafunc.function) is None:
+        return  # only the executable spec's scenarios run per protocol
+    tags = {mark.name for mark in metafunc.definition.iter_markers()}
+    combos: list[tuple[str, str]] = []
+    for tag, values in PROTOCOL_TAGS.items():
+        if tag in tags:
+            combos += values
+    if "no_binding" in tags and "v0_3" in tags and TARGET_URL and "1.0" not in {v for _, v in target().interfaces}:
+        combos = [("none", "0.3")]  # the card of a server that speaks only 0.3 is read as an A2A 0.3 card
+    if not combos:
+        combos = list(BOTH_BINDINGS)
+    if "v0_3" in tags:  # in 0.3 too, on the bindings the scenario runs on in 1.0
+        combos += [combo for combo in V0_3_BINDINGS if combo[0] in {binding for binding, _ in combos}]
+    if "v0_3_only" in tags:
+        combos = [("jsonrpc", "0.3")]
+    protocols = [Protocol(*combo) for combo in combos]
+    unlike = "not_v0_3_rest" in tags
+    params = [pytest.param(p, id=p.id, marks=[NOT_ON_V0_3_REST] if unlike and p.id == "rest-0.3" else [])
+              for p in protocols]
+    metafunc.parametrize("protocol", params, indirect=True)
+
+
+@pytest.fixture(autouse=True)
+def protocol(request: pytest.FixtureRequest) -> Protocol:
+    return getattr(request, "param", Protocol("none", "1.0"))
+
+
+# --- servers: one per distinct configuration, shared by the whole session ---
+
+_SERVERS: dict[tuple[Any, ...], LiveServer] = {}
+_ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped
+_TARGET: dict[str, TargetServer] = {}  # A2A_TARGET_URL: the server under test, when it is not ours
+_STOPPED: list[str] = []  # why the target is taken to have crashed, once it has (conformance/support/health.py)
+_LAST_ANSWERED: list[str] = []  # the last scenario the target answered without a server error
+
+
+def target() -> TargetServer:
+    """The server under test when it is not ours, discovered once (conformance/support/target.py)."""
+    if "target" not in _TARGET:
+        _TARGET["target"] = discover(TARGET_URL)
+    return _TARGET["target"]
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Against another server, discovery comes first: a card that cannot be read or understood, or a key it
+    refuses, ends the run with one sentence and the exit status 3, before any scenario runs."""
+    if TARGET_URL:
+        try:
+            target()
+        except Unusable as unusable:
+            pytest.exit(str(unusable), returncode=3)
+
+
+@pytest.fixture(scope="session")
+def server_factory() -> Iterator[Any]:
+    def get(*, with_notifier: bool = True, **overrides: Any) -> LiveServer:
+        if TARGET_URL:
+            if with_notifier is False or overrides:
+                pytest.skip("needs the reference server started with other settings")
+            return target()  # type: ignore[return-value]
+        key = (with_notifier, tuple(sorted(overrides.items())))
+        if key not in _SERVERS:
+            _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
+        return _SERVERS[key]
+
+    yield get
+    for server in _SERVERS.values():
+        server.stop()
+    _SERVERS.clear()
+    # a run a scenario left behind (e.g. `sleep 30` never canceled) may still write into its workspace
+    # until its server stops, so the folders go only now
+    for root in _ROOTS:
+        shutil.rmtree(root, ignore_errors=True)
+    _ROOTS.clear()
+
+
+@dataclass
+class World:
+    """What a scenario has set up and seen so far (steps read and write it)."""
+
+    server: LiveServer
+    protocol: Protocol
+    http: httpx.Client
+    root: Path
+    workspaces: dict[str, Workspace] = field(default_factory=dict)
+    keys: dict[str, str] = field(default_factory=dict)  # caller name → key
+    caller: str | None = None
+    key: str | None = None
+    version: str | None = None
+    reply: Any = None
+    stream: Any = None
+    card: Any = None
+    tasks: dict[str, str] = field(default_factory=dict)  # label → task id
+    context_id: str | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
+    tags: frozenset[str] = frozenset()  # the scenario's tags: its feature's, its own and its Examples'
+    level: str | None = None  # what the scenario proves (catalogue.py level_of)
+    seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/client.py)
+
+    def client(self, *, version: str | None = None, binding: str | None = None) -> A2AClient:
+        """A client for this scenario's protocol (or another binding), caller key and A2A-Version choices."""
+        binding = binding or (self.protocol.binding if self.protocol.binding != "none" else "jsonrpc")
+        dialect = version or self.protocol.version
+        jsonrpc_path, rest_prefix = self.paths(dialect)
+        return A2AClient(self.http, binding=binding, version=dialect, key=self.key,
+                         sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")),
+                         jsonrpc_path=jsonrpc_path, rest_prefix=rest_prefix, strict=self.ours,
+                         version_header=self.notes.get("version header", "A2A-Version"), seen=self.seen)
+
+    def paths(self, version: str | None = None) -> tuple[str, str]:
+        """The JSON-RPC URL and the HTTP+JSON prefix the card gives for this version (the protocol's by default)."""
+        binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
+        found = self.server.paths(binding, version or self.protocol.version)
+        return found if any(found) else self.server.paths(binding, self.protocol.version)
+
+    def server_bindings(self) -> set[str]:
+        """The bindings the server offers in this scenario's version."""
+        if not self.external:
+            return {"jsonrpc", "rest"}
+        interfaces: list[tuple[str, str]] = getattr(self.server, "interfaces", [])  # another server's, discovered
+        return {b for b, v in interfaces if v == self.protocol.version}
+
+    def on_binding(self, binding: str, call: tuple[str, dict[str, Any]]) -> Any:
+        """The same call (operation, params) made on another binding, as this scenario's caller."""
+        operation, params = call
+        return self.client(binding=binding).call(operation, params)
+
+    @property
+    def jsonrpc_path(self) -> str:
+        return self.paths()[0]
+
+    @property
+    def rest_prefix(self) -> str:
+        return self.paths()[1]
+
+    @property
+    def agent(self) -> Conventions:
+        """How a scenario asks the agent for a behaviour: the TCK's prefixes on this server (whose agent follows
+        ACTS's too), what the probe learned on another (conformance/support/conventions.py)."""
+        agent = getattr(self.server, "agent", None)
+        return agent if agent is not None else TCK_CONVENTIONS
+
+    def check(self, payload: Any, ref: str, what: str) -> None:
+        """A payload against its schema, as the client checks every answer: this server fails at once, another
+        server's violations are recorded under their own requirements and the step goes on to its own check."""
+        if self.ours:
+            assert_valid(payload, ref)
+        else:
+            self.seen.record(what, violations(payload, ref))
+
+    def new_http(self, base_url: str | None = None) -> httpx.Client:
+        """An HTTP client of this scenario, its exchanges recorded."""
+        return recording_client(base_url or self.server.url, self.seen.exchanges, verify=CLIENT_TLS)
+
+    @property
+    def external(self) -> bool:
+        """The server under test is another implementation (A2A_TARGET_URL), not a live reference server."""
+        return bool(TARGET_URL)
+
+    @property
+    def ours(self) -> bool:
+        """Whether this server's own wording, error names and violation format are checked too: when the server
+        under test is the live reference server, or the scenario is about a convention of this server."""
+        return not self.external or self.level == "server"
+
+    def asserts(self, level: str) -> bool:
+        """Whether a check of this level ("must", "should", "may") belongs to this scenario. Against another
+        server a step checks only what the scenario's level requires: a @must scenario its MUSTs, a @should one
+        its SHOULDs and MUSTs, a @may one everything; this server is held to all of it."""
+        scenario = self.level
+        if self.ours or scenario not in catalogue.SPEC_LEVELS:
+            return True
+        order = catalogue.SPEC_LEVELS
+        return order.index(level) <= order.index(scenario)
+
+    def use_server(self, server: LiveServer) -> None:
+        """Move this scenario's workspaces to another server (one with other settings)."""
+        for workspace in self.workspaces.values():
+            self.server.workspaces.remove(workspace)
+            server.workspaces.add(workspace)
+        self.server = server
+        self.http.close()
+        self.http = self.new_http(server.url)
+
+
+@pytest.fixture
+def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
+    server = server_factory()
+    if TARGET_URL and not offers(server, protocol.binding, protocol.version):
+        pytest.skip(f"{NOT_OFFERED}the target's card offers no {protocol.binding} interface in A2A {protocol.version}")
+    if _STOPPED:
+        pytest.skip(_STOPPED[0])
+    root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
+    _ROOTS.append(root)
+    tags = frozenset(mark.name for mark in request.node.iter_markers())
+    level = dict(request.node.user_properties).get("level")
+    seen = Seen()
+    http = recording_client(server.url, seen.exchanges, verify=CLIENT_TLS)
+    world = World(server, protocol, http, root, tags=tags, level=level, seen=seen)
+    request.node.user_properties.append(("seen", seen))  # the report reads what the answers broke
+    yield world
+    for cleanup in world.cleanups:
+        cleanup()
+    world.http.close()
+    for workspace in world.workspaces.values():
+        world.server.workspaces.remove(workspace)
+
+
+# --- guard: pytest-bdd never awaits `async def` steps (stack notes §4.6) ---
+
+
+def pytest_bdd_before_step(request: Any, feature: Any, scenario: Any, step: Any, step_func: Any) -> None:
+    if inspect.iscoroutinefunction(inspect.unwrap(step_func)):
+        raise TypeError(f"async step {step.name!r} would never be awaited; make it sync")
+
+
+# --- the conformance report: which feature, scenario, design test and protocol each result belongs to ---
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--conformance-report", metavar="PATH", help="write the per-scenario results as JSON")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """The tags spec/requirements.toml defines (requirement ids, @spec-<section>) and the level tags are markers."""
+    for name, text in {**catalogue.level_markers(), **catalogue.load().markers()}.items():
+        config.addinivalue_line("markers", f"{name}: {text}")
+
+
+def stopped_after(item: pytest.Item, seen: Seen) -> None:
+    """After each scenario against another server: has it crashed? Then the scenarios after it are not run (one
+    defect, one failure), and say why, naming the scenario after which it stopped (two requests a scenario: the
+    crash may come from a request that was itself answered, as a worker that dies after its answer)."""
+    health = target().health
+    if health is None:
+        return
+    name = f"'{dict(item.user_properties).get('scenario')}' ({item.nodeid.partition('[')[2].rstrip(']')})"
+    now = health.check()
+    if now is None:
+        _LAST_ANSWERED[:] = [name]
+        return
+    last = troubled(seen.exchanges)
+    before = f" After the scenario before it, {_LAST_ANSWERED[0]}, it still answered." if _LAST_ANSWERED else ""
+    if last is not None:
+        what = f"got HTTP {last.status}" if last.status is not None else f"got {last.failure}"
+        said = f"during the scenario {name}: its request {last.request_line()} {what}"
+    else:
+        latest = f" (its last request: {seen.exchanges[-1].request_line()})" if seen.exchanges else ""
+        said = f"after the scenario {name}, whose requests were all answered{latest}"
+    _STOPPED.append(f"not run: the server stopped answering {said}: {now}.{before} Restart the server to "
+                    "run the scenarios after it.")
+
+
+def scenario_of(item: pytest.Item) -> Any:
+    """The pytest-bdd scenario template an item runs, or None for a test that is not a scenario."""
+    function = getattr(item, "obj", None)
+    return scenario_wrapper_template_registry.get(function) if function is not None else None
+
+
+# markers pytest adds to items that are not tags
+NOT_TAGS = {"parametrize", "usefixtures", "skip", "skipif", "xfail", "filterwarnings"}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Each scenario's feature (relative to spec/features), name and tags go with its results; the scenarios of
+    spec/features/a2a/ are @portable. Against another server (A2A_TARGET_URL) only those run."""
+    skip = pytest.mark.skip(reason="needs the reference server's workspace, settings or scripted agent")
+    for item in items:
+        template = scenario_of(item)
+        if template is None:
+            continue
+        feature = Path(template.feature.rel_filename).as_posix()
+        if feature.startswith(PORTABLE_FOLDER):
+            item.add_marker("portable")
+        elif TARGET_URL:
+            item.add_marker(skip)
+        tags = sorted({mark.name for mark in item.iter_markers()} - NOT_TAGS)
+        examples = set(tags) - template.tags - template.feature.tags  # the row's Examples table's tags
+        level = catalogue.level_of(template.feature.tags, template.tags, examples)
+        item.user_properties += [("feature", feature), ("scenario", template.name), ("tags", tags), ("level", level)]
+
+
+def pytest_bdd_step_error(request: pytest.FixtureRequest, feature: Any, scenario: Any, step: Any, step_func: Any,
+                          step_func_args: Any, exception: Exception) -> None:
+    """The step that failed and why, in A2A terms, for the requirement view of `make conformance`."""
+    request.node.user_properties.append(("failed_step", f"{step.keyword} {step.name}".strip()))
+    request.node.user_properties.append(("message", failure_text(exception)))
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """Against another server, a scenario stopped because an answer broke its schema (the answer could not be read,
+    not a check of the scenario's) could not be checked: n/a, with the reason. The violations are the finding,
+    reported once under their own requirement."""
+    report = yield
+    seen = dict(item.user_properties).get("seen")
+    if TARGET_URL and report.when == "call" and isinstance(seen, Seen) and not _STOPPED:
+        stopped_after(item, seen)
+    if not (TARGET_URL and report.when == "call" and report.failed and call.excinfo is not None):
+        return report
+    if isinstance(call.excinfo.value, NotServed):  # an operation the server does not have: n/a, with why
+        report.outcome = "skipped"
+        report.longrepr = (str(item.path), 0, f"Skipped: could not be checked: {call.excinfo.value}")
+        return report
+    if isinstance(call.excinfo.value, AssertionError) or not (isinstance(seen, Seen) and seen.violations):
+        return report
+    first = seen.violations[0]
+    reason = (f"could not be checked: an answer to {first['operation']} broke its schema, which "
+              f"{first['requirement']} reports ({first['path']}: {first['says']})")
+    report.outcome = "skipped"
+    report.longrepr = (str(item.path), 0, f"Skipped: {reason}")
+    return report
+
+
+_RESULTS: list[dict[str, Any]] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    props = dict(report.user_properties)
+    if "feature" not in props or (report.when != "call" and report.passed):
+        return
+    if report.when == "teardown" and not report.failed:
+        return
+    params = report.nodeid.partition("[")[2].rstrip("]").split("-")
+    protocol = params[0:2] if len(params) >= 2 else ["none", "1.0"]
+    result = {
+        "nodeid": report.nodeid, "feature": props["feature"], "scenario": props["scenario"],
+        "tags": props["tags"], "level": props["level"], "protocol": "-".join(protocol),
+        "outcome": "xfailed" if hasattr(report, "wasxfail") else report.outcome,
+    }
+    seen = props.get("seen")
+    if isinstance(seen, Seen) and report.when == "call":
+        result["answers"] = seen.answers
+        result["violations"] = seen.violations
+    if report.skipped and isinstance(report.longrepr, tuple):
+        result["message"] = str(report.longrepr[2]).removeprefix("Skipped: ")
+    elif report.failed:
+        result["step"] = props.get("failed_step", f"({report.when})")
+        result["message"] = props.get("message") or _first_line(report)
+        if isinstance(seen, Seen) and seen.exchanges:
+            result["exchange"] = seen.exchanges[-1].describe()
+    _RESULTS.append(result)
+
+
+def _first_line(report: pytest.TestReport) -> str:
+    """What pytest says of a failure outside a step (a fixture, a teardown), as plain text."""
+    crash = getattr(report.longrepr, "reprcrash", None)
+    lines = str(getattr(crash, "message", report.longrepr)).strip().splitlines()
+    return lines[0] if lines else "the scenario could not run"
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    path = session.config.getoption("--conformance-report", default=None)
+    if path:
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(json.dumps(_RESULTS, indent=2))
