@@ -21,8 +21,9 @@ from typing import Any
 
 import pytest
 
-from reference_server.admin import add_caller_parser, as_text, build_parser, main, remove_caller_parser, report_of
+from reference_server.admin import add_caller_parser, build_parser, main, remove_caller_parser
 from reference_server.codecs.task_file import TaskFileCodec
+from reference_server.hosting.overview import as_text, report_of
 from reference_server.hosting.owners import owner_workspace
 from reference_server.model.caller import Workspace
 from reference_server.model.types import Message, Part, Role, StoredTask, Task, TaskState, TaskStatus
