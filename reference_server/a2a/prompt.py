@@ -26,6 +26,12 @@ def framing_header(caller: str, *, has_notifier: bool) -> str:
 def build_prompt(caller: str, message: Message, saved_files: list[str], *, has_notifier: bool) -> Prompt:
     """Header, a blank line, the text parts, the `Files:` line, then data parts as fenced JSON blocks. The header is
     the prompt's preamble, so that a message of one text part is held once: its text is the prompt's."""
+    return Prompt(prompt_text(message, saved_files), framing_header(caller, has_notifier=has_notifier))
+
+
+def prompt_text(message: Message, saved_files: list[str]) -> str:
+    """The prompt's text without its header (what a script's rules match); a message of one text part: that very
+    string, not a copy."""
     body: list[str] = [p.text for p in message.parts if p.text is not None]
     if saved_files:
         body.append("Files: " + ", ".join(saved_files))
@@ -33,8 +39,7 @@ def build_prompt(caller: str, message: Message, saved_files: list[str], *, has_n
         if part.kind == "data":
             block = json.dumps(part.data, ensure_ascii=False, indent=2)
             body.append(f"```json\n{block}\n```")
-    text = body[0] if len(body) == 1 else "\n".join(body)  # one part: its very string, not a copy
-    return Prompt(text, framing_header(caller, has_notifier=has_notifier))
+    return body[0] if len(body) == 1 else "\n".join(body)
 
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")

@@ -99,15 +99,14 @@ def prepare_run(run: TaskRun, open_session: Callable[[], Session], foresight: Fo
     a message answer runs direct (A2A §3.1.1: no task is created), which is known before anything is answered."""
     caller = run.caller
     has_notifier = ports.notifier is not None
-    direct = False
-    if new and foresight is not None:
-        # asked before the run, so before any answer: the prompt as it will be, but for the files it will list
-        direct = foresight(build_prompt(caller.name, inbound, [], has_notifier=has_notifier),
-                           inbound.message_id)
+    # built once: the prompt as it will be, but for the files it will list (most messages have none)
+    before_files = build_prompt(caller.name, inbound, [], has_notifier=has_notifier)
+    # asked before the run, so before any answer
+    direct = new and foresight is not None and foresight(before_files, inbound.message_id)
 
     async def prompt() -> Prompt:
         files = await ports.files.save_inbound(caller, inbound, max_file_bytes)
-        return build_prompt(caller.name, inbound, files, has_notifier=has_notifier)
+        return build_prompt(caller.name, inbound, files, has_notifier=has_notifier) if files else before_files
 
     def start() -> None:
         try:

@@ -21,7 +21,7 @@ from typing import Any, cast
 from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
-from reference_server.a2a.prompt import build_prompt
+from reference_server.a2a.prompt import prompt_text
 from reference_server.agent.provider import AskedFault
 from reference_server.bindings.http import Outlet, outlet_of
 from reference_server.model.caller import Caller
@@ -192,7 +192,7 @@ async def answered(request: Request, faults: Faults | None, caller: Caller, para
     if faults is None or not isinstance(params, SendRequest):
         return await respond()
     # the text the script's rules see, as the run's prompt will hold it (its files are not saved yet: no Files line)
-    prompt = build_prompt(caller.name, params.message, [], has_notifier=False).text
+    prompt = prompt_text(params.message, [])
     fault = faults.asked(caller, params.message, prompt)
     if fault is None:
         return await respond()
