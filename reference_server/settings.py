@@ -324,23 +324,36 @@ def _check_together(settings: Settings) -> None:
                             "to give each owner's Telegram chat id")
 
 
+def _shown_default(key: _Key) -> str:
+    """"; default: <value>" for --help, from Settings' own default; nothing for a secret or an unset one."""
+    value = getattr(Settings(), key.attr)
+    if key.secret or value is None or value == () or value == "":
+        return ""
+    shown = str(value).lower() if isinstance(value, bool) else ",".join(map(str, value)) if isinstance(
+        value, tuple) else str(value)
+    return f"; default: {shown}".replace("%", "%%")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="reference-server",
         description="The A2A 1.0 reference server (with 0.3 compatibility). "
         "Every flag can also be set as an A2A__<Key> environment variable.",
-        epilog="Other commands: `reference-server a2a` shows the callers and last tasks of a workspace or of every "
-        "owner, and adds or removes a caller (`a2a add-caller NAME`, `a2a remove-caller NAME`); "
-        "`reference-server report DIR` writes the client report of exchanges recorded with --record.",
+        epilog="Other commands (each with --help): `reference-server conformance [URL]` runs the portable "
+        "conformance suite against an A2A server; `reference-server client-check COMMAND` runs an A2A client against "
+        "a recording server and reports every rule it broke; `reference-server a2a` shows the callers and last tasks "
+        "of a workspace or of every owner, and adds or removes a caller (`a2a add-caller NAME`, `a2a remove-caller "
+        "NAME`); `reference-server report DIR` writes the client report of exchanges recorded with --record.",
     )
     from reference_server import __version__
 
     parser.add_argument("--version", action="version", version=f"reference-server {__version__}")
     for key in KEYS:
+        default = _shown_default(key)
         if key.parse is _parse_bool:  # a switch: given alone it means true (`--hybrid-card`), or takes its value
             parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", nargs="?", const="true",
-                                help=f"{key.help} (A2A__{key.env}; {key.form}; alone: true)")
+                                help=f"{key.help} (A2A__{key.env}; {key.form}; alone: true{default})")
             continue
         parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", action="append" if key.repeated else "store",
-                            help=f"{key.help} (A2A__{key.env}; {key.form})")
+                            help=f"{key.help} (A2A__{key.env}; {key.form}{default})")
     return parser
