@@ -25,8 +25,7 @@ from reference_server.hosting.overview import (
 from reference_server.hosting.owners import owner_workspace, parse_owners
 from reference_server.model.caller import Workspace
 from reference_server.settings import OWNER_ID, Settings, SettingsError, load_settings
-from reference_server.workspace.callers import NAME_PATTERN
-from reference_server.workspace.layout import add_caller, caller_entry, new_key, remove_caller
+from reference_server.workspace.callers import NAME_PATTERN, add_caller, caller_entry, new_key, remove_caller
 
 
 class UsageError(ValueError):

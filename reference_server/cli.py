@@ -26,6 +26,7 @@ from reference_server.agent.notifier import owner_notifier
 from reference_server.hosting.owners import OwnersFile, owner_workspaces
 from reference_server.hosting.watches import WorkspaceWatches
 from reference_server.model.caller import Workspace
+from reference_server.model.layout import callers_file
 from reference_server.platform.changes import Notifications
 from reference_server.platform.collector import THRESHOLDS, Collector
 from reference_server.platform.file_changes import notifications_for
@@ -35,8 +36,7 @@ from reference_server.process import console
 from reference_server.process.app import create_app
 from reference_server.process.serving import uvicorn_options
 from reference_server.settings import Settings, SettingsError, load_settings
-from reference_server.workspace.callers import read_callers
-from reference_server.workspace.layout import add_caller, caller_entry, callers_file, new_key
+from reference_server.workspace.callers import add_caller, caller_entry, new_key, read_callers
 
 DEMO_CALLER = "demo"
 

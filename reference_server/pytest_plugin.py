@@ -110,11 +110,12 @@ class ReferenceServer(_Kit):
         import uvicorn
 
         from reference_server.model.caller import Workspace
+        from reference_server.model.layout import callers_file
         from reference_server.platform.file_changes import notifications_for
         from reference_server.process.app import create_app
         from reference_server.process.serving import uvicorn_options
         from reference_server.settings import Settings
-        from reference_server.workspace.layout import caller_entry, callers_file, write_callers
+        from reference_server.workspace.callers import caller_entry, write_callers
 
         write_callers(callers_file(self.workspace),
                              [caller_entry(CALLER, self.key, "made by the pytest plugin")])
@@ -172,8 +173,8 @@ class ReferenceServer(_Kit):
         """The scripted agent's script from the next message on (docs/scripted-agent.md, "Your own script"): a
         dict or JSON text; None goes back to the default script. It is checked here, as the agent reads it: a script
         it cannot play raises ValueError (ScriptError) naming the field and why, and the script in place stays."""
+        from reference_server.model.layout import script_file
         from reference_server.platform.disk import replace_now
-        from reference_server.workspace.layout import script_file
 
         path = script_file(self.workspace)
         if script is None:
@@ -274,9 +275,9 @@ def _check_script(text: str) -> None:
     """ScriptError (a ValueError) for a script the scripted agent cannot play: its format (spec/schemas/script.json),
     checked by the parser the agent reads every script with, and each rule's fault by the check its messages get,
     with the values a message fills in (placeholders) left for then."""
-    from reference_server.agent.provider import AskedFault
     from reference_server.agent.script import ScriptError, parse_script
     from reference_server.bindings.faults import FaultError, plan
+    from reference_server.model.types import AskedFault
 
     for index, rule in enumerate(parse_script(text)):
         if rule.fault is None:

@@ -96,9 +96,10 @@ A2A_TARGET_OTHER_KEY=<another> reference-server conformance http://127.0.0.1:999
 
 `reference-server` is the installed command (`pip install 'a2a-reference-server[conformance]'`; in a checkout,
 `.venv/bin/reference-server`). Its exit status is **0** when every MUST holds, **1** when a MUST fails, **2** for a
-usage error and **3** when the run could not run (no card it can read, a refused key, pytest could not start); a failed SHOULD is printed as a warning and a failed MAY
-as information. `make conformance` runs the same command, but make turns any failure into its own status 2: it
-prints the script's status before it exits. `reports/conformance.json` holds the results by requirement and by
+usage error and **3** when the run could not run (no card it can read, a refused key, pytest could not start); a
+failed SHOULD is printed as a warning and a failed MAY as information. `make conformance` runs the same command,
+but make turns any failure into its own status 2: it prints the command's status before it exits.
+`reports/conformance.json` holds the results by requirement and by
 scenario, the discovery paragraph and the exit status; `reports/conformance.html` is the living page with its
 requirement view.
 

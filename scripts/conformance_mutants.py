@@ -25,10 +25,10 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(1, str(ROOT / "tests"))
 
+from support.live import LiveServer, settings_for  # noqa: E402
 from support.mutants import MUTANTS  # noqa: E402
 from support.proxy import IDENTITY, Mutant, Proxy  # noqa: E402
 
-from reference_server.conformance.support.live import LiveServer, settings_for  # noqa: E402
 from reference_server.model.caller import Workspace  # noqa: E402
 
 DOC = ROOT / "docs" / "conformance.md"

@@ -1,13 +1,19 @@
-"""The repository's test run: the executable spec's plugin (reference_server/conformance/plugin.py), the design's own
-step definitions beside the portable ones, and the snapshots under spec/snapshots/<test module>/."""
+"""The repository's test run: the executable spec's plugin (reference_server/conformance/plugin.py), live reference
+servers as the server under test, the design's own step definitions beside the portable ones, and the snapshots
+under spec/snapshots/<test module>/."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from support.live import LiveServer, settings_for
 from syrupy.extensions.json import JSONSnapshotExtension
+
+from reference_server.conformance.plugin import remove_roots
+from reference_server.conformance.support.target import TARGET_URL
 
 pytest_plugins = ["reference_server.conformance.plugin"]
 
@@ -22,6 +28,31 @@ from steps.lifecycle import *  # noqa: E402,F403
 from steps.owner_host import *  # noqa: E402,F403
 from steps.push_receiver import *  # noqa: E402,F403
 from steps.shapes import *  # noqa: E402,F403
+
+_SERVERS: dict[tuple[Any, ...], LiveServer] = {}
+
+
+@pytest.fixture(scope="session")
+def server_factory() -> Iterator[Any]:
+    """Live reference servers, one per distinct configuration, shared by the whole session; with A2A_TARGET_URL, the
+    other server (the plugin's own server_factory)."""
+    from reference_server.conformance.plugin import target
+
+    def get(*, with_notifier: bool = True, **overrides: Any) -> Any:
+        if TARGET_URL:
+            if with_notifier is False or overrides:
+                pytest.skip("needs the reference server started with other settings")
+            return target()
+        key = (with_notifier, tuple(sorted(overrides.items())))
+        if key not in _SERVERS:
+            _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
+        return _SERVERS[key]
+
+    yield get
+    for server in _SERVERS.values():
+        server.stop()
+    _SERVERS.clear()
+    remove_roots()
 
 
 class SpecJSONExtension(JSONSnapshotExtension):

@@ -10,10 +10,10 @@ from typing import Any
 
 import httpx
 import pytest
+from support.live import LiveServer, settings_for
 
 from reference_server.agent.openai_compat import OpenAICompatibleProvider
 from reference_server.agent.scripted import ScriptedProvider
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 from reference_server.process.app import default_provider_for
 from reference_server.settings import Settings

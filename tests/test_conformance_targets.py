@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.live import LiveServer, settings_for
 from support.mutants import MUTANTS
 from support.proxy import Answer, Call, Mutant, Proxy
 
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
-from reference_server.agent.provider import AskedFault
 from reference_server.agent.script import ScriptError, parse_script
 from reference_server.agent.scripted import ScriptedProvider
 from reference_server.bindings import faults
 from reference_server.bindings.faults import Fault, FaultError, Faults, plan
 from reference_server.model.caller import Caller, Workspace
+from reference_server.model.types import AskedFault
 
 SCHEMA = Path(__file__).resolve().parents[1] / "spec" / "schemas" / "script.json"
 

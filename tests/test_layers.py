@@ -10,7 +10,6 @@ PACKAGE = Path(__file__).resolve().parent.parent / "reference_server"
 # lowest first; a module may import from its own layer and the layers below (docs/architecture.md)
 LAYERS: list[set[str]] = [
     {"reference_server", "reference_server.settings", "reference_server.spec_files", "reference_server.platform"},
-    {"reference_server.workspace.layout"},
     {"reference_server.model"},
     {"reference_server.a2a"},
     {"reference_server.codecs"},
@@ -60,12 +59,11 @@ def test_no_module_imports_from_a_layer_above_its_own() -> None:
 
 
 def test_the_domain_reaches_the_outside_only_through_its_ports() -> None:
-    """model/ and a2a/ import only each other, settings and the layout's names: never the agent, the workspace's
+    """model/ and a2a/ import only each other and settings: never the agent, the workspace's
     files, the platform, the codecs or the bindings (a2a/ports.py says what they are handed)."""
     domain = {m: t for m, t in graph().items() if m.startswith(("reference_server.model", "reference_server.a2a"))}
     assert len(domain) > 5, "the model and a2a packages were not found"
-    allowed = ("reference_server.model", "reference_server.a2a", "reference_server.settings",
-               "reference_server.workspace.layout")
+    allowed = ("reference_server.model", "reference_server.a2a", "reference_server.settings")
     assert [f"{m} -> {t}" for m, targets in domain.items() for t in targets if not t.startswith(allowed)] == []
 
 

@@ -15,9 +15,9 @@ from typing import Any
 
 import httpx
 import pytest
+from support.live import LiveServer, settings_for
 
 from reference_server.bindings import requestlog
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 ROOT = Path(__file__).resolve().parents[1]

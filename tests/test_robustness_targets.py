@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.live import LiveServer, one_caller_server
 from support.proxy import NO_ANSWER, Answer, Call, Mutant, Proxy
 
-from reference_server.conformance.support.live import LiveServer, one_caller_server
 from scripts import robustness
 
 KEY = "k_robustness_targets"

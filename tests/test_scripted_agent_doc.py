@@ -24,12 +24,12 @@ from typing import Any
 
 import httpx
 import pytest
+from support.live import LiveServer, settings_for
 from support.shapes import Masker
 
 from reference_server.agent.script import parse_script
 from reference_server.agent.scripted import DEFAULT_SCRIPT
 from reference_server.conformance.support.client import A2AClient
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "scripted-agent.md"

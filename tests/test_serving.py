@@ -16,8 +16,8 @@ from typing import Any
 
 import httpx
 import pytest
+from support.live import LiveServer, settings_for
 
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 from reference_server.platform.disk import THREADS
 from reference_server.process.serving import HeadersWithBody

@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from reference_server.a2a.ports import Foreseer
-from reference_server.agent.provider import AskedFault, Provider
+from reference_server.agent.provider import Provider
+from reference_server.model.types import AskedFault
 
 ProviderFor = Callable[[Path], Provider]
 

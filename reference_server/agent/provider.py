@@ -9,6 +9,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from reference_server.a2a.events import ArtifactOut, MessageOut, StateSet
 from reference_server.agent.tools import Tool
+from reference_server.model.types import AskedFault
 
 
 @dataclass
@@ -53,15 +54,6 @@ class Provider(Protocol):
     """Streams one assistant message per call; the stream ends when the message ends."""
 
     def stream(self, request: ProviderRequest) -> AsyncIterator[ProviderEvent]: ...
-
-
-@dataclass(frozen=True)
-class AskedFault:
-    """A fault a script rule asks the HTTP edge for: its settings with the placeholders filled, and where the rule is
-    (for a message that names it). The agent core only finds it; bindings/faults.py reads and carries it out."""
-
-    settings: dict[str, Any]
-    where: str
 
 
 class FaultScript(Protocol):

@@ -15,14 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.a2a.events import ArtifactOut, MessageOut, OutPart, StateSet
-from reference_server.agent.provider import (
-    AskedFault,
-    ProviderError,
-    ProviderEvent,
-    ProviderRequest,
-    TextChunk,
-    ToolCall,
-)
+from reference_server.agent.provider import ProviderError, ProviderEvent, ProviderRequest, TextChunk, ToolCall
 from reference_server.agent.script import (
     CallTool,
     Crash,
@@ -34,8 +27,9 @@ from reference_server.agent.script import (
     Step,
     parse_script,
 )
+from reference_server.model.layout import SCRIPT
+from reference_server.model.types import AskedFault
 from reference_server.platform.disk import StatCache
-from reference_server.workspace.layout import SCRIPT
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
 _PLACEHOLDER = re.compile(r"\{(\w+)\}")

@@ -44,8 +44,8 @@ from reference_server.agent.provider import (
     ToolCall,
 )
 from reference_server.agent.tools import Tool, ToolContext, ToolError, workspace_tools
+from reference_server.model.layout import session_file as session_file_of
 from reference_server.platform.disk import off_loop
-from reference_server.workspace.layout import session_file as session_file_of
 
 log = logging.getLogger(__name__)
 

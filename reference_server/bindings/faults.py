@@ -22,11 +22,10 @@ from blacksheep import Content, Request, Response
 from blacksheep.contents import StreamedContent
 
 from reference_server.a2a.prompt import prompt_text
-from reference_server.agent.provider import AskedFault
 from reference_server.bindings.http import Outlet, outlet_of
 from reference_server.model.caller import Caller
 from reference_server.model.errors import A2AError, InvalidParams, TooManyRequests, Unavailable, UnsupportedOperation
-from reference_server.model.types import Message, SendRequest
+from reference_server.model.types import AskedFault, Message, SendRequest
 
 # the ASGI scope key under which a request carries the fault it asked for (the recorder writes it in its record)
 FAULT_KEY = "reference_server.fault"

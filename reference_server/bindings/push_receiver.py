@@ -11,8 +11,8 @@ from blacksheep import Request, Response, Router
 from reference_server.bindings.http import JSON, read_json
 from reference_server.bindings.requestlog import note_binding
 from reference_server.bindings.rest import error_response
-from reference_server.hosting.watches import is_watch_id
 from reference_server.model.errors import A2AError, InternalError, WatchNotFound
+from reference_server.model.types import is_watch_id
 from reference_server.settings import Settings
 
 log = logging.getLogger("reference_server.push_receiver")

@@ -26,7 +26,8 @@ from pathlib import Path
 
 from reference_server.clientcheck import report
 from reference_server.clientcheck.behaviours import RUN_ENDED
-from reference_server.workspace.layout import caller_entry, callers_file, write_callers
+from reference_server.model.layout import callers_file
+from reference_server.workspace.callers import caller_entry, write_callers
 
 CALLER = "client"
 START_SECONDS = 30.0
@@ -39,11 +40,11 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def make_workspace(folder: Path, key: str) -> None:
-    """A workspace with one caller: the `.volcanic/a2a/callers.json` of docs/workspace.md."""
+def make_workspace(folder: Path, keys: dict[str, str], note: str = "made by reference-server client-check") -> None:
+    """A workspace with these callers (name -> key): the `.volcanic/a2a/callers.json` of docs/workspace.md."""
     path = callers_file(folder)
     path.parent.mkdir(parents=True)
-    write_callers(path, [caller_entry(CALLER, key, "made by reference-server client-check")])
+    write_callers(path, [caller_entry(name, key, note) for name, key in keys.items()])
 
 
 # the capabilities a run can switch off (A2A §3.3.4): what a client does when the agent has no streaming, push or card
@@ -51,10 +52,11 @@ CAPABILITIES = {"streaming": "--capabilities-streaming", "push-notifications": "
                 "extended-agent-card": "--capabilities-extended-agent-card"}
 
 
-def start_server(workspace: Path, records: Path, port: int, log: Path,
+def start_server(workspace: Path, records: Path | None, port: int, log: Path,
                  without: list[str] | tuple[str, ...] = ()) -> subprocess.Popen[bytes]:
+    """The reference server as a process of its own on 127.0.0.1:port, recording into records (None: no records)."""
     command = [sys.executable, "-m", "reference_server", "--workspace", str(workspace), "--host", "127.0.0.1",
-               "--port", str(port), "--record", str(records)]
+               "--port", str(port), *(["--record", str(records)] if records is not None else [])]
     for capability in without:
         command += [CAPABILITIES[capability], "false"]
     with log.open("wb") as out:
@@ -132,7 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryDirectory(prefix="a2a-client-check-") as temp:
         workspace = Path(temp) / "workspace"
-        make_workspace(workspace, key)
+        make_workspace(workspace, {CALLER: key})
         log = args.out / "server.log"
         server = start_server(workspace, records, port, log, args.without)
         try:

@@ -27,7 +27,6 @@ from reference_server.conformance.support.client import CLIENT_TLS, A2AClient, N
 from reference_server.conformance.support.conventions import TCK_CONVENTIONS, Conventions, Unusable
 from reference_server.conformance.support.exchanges import recording_client
 from reference_server.conformance.support.health import troubled
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.conformance.support.reasons import failure_text
 from reference_server.conformance.support.schemas import assert_valid, violations
 from reference_server.conformance.support.target import TARGET_URL, TargetServer, discover, offers
@@ -121,8 +120,7 @@ def protocol(request: pytest.FixtureRequest) -> Protocol:
 
 # --- servers: one per distinct configuration, shared by the whole session ---
 
-_SERVERS: dict[tuple[Any, ...], LiveServer] = {}
-_ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped
+ROOTS: list[Path] = []  # scenario workspaces, removed once every server has stopped (server_factory)
 _TARGET: dict[str, TargetServer] = {}  # A2A_TARGET_URL: the server under test, when it is not ours
 _STOPPED: list[str] = []  # why the target is taken to have crashed, once it has (conformance/support/health.py)
 _LAST_ANSWERED: list[str] = []  # the last scenario the target answered without a server error
@@ -147,32 +145,34 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 @pytest.fixture(scope="session")
 def server_factory() -> Iterator[Any]:
-    def get(*, with_notifier: bool = True, **overrides: Any) -> LiveServer:
-        if TARGET_URL:
-            if with_notifier is False or overrides:
-                pytest.skip("needs the reference server started with other settings")
-            return target()  # type: ignore[return-value]
-        key = (with_notifier, tuple(sorted(overrides.items())))
-        if key not in _SERVERS:
-            _SERVERS[key] = LiveServer(settings_for(**overrides), with_notifier=with_notifier).start()
-        return _SERVERS[key]
+    """The server under test: another one, discovered from A2A_TARGET_URL. The repository's tests/conftest.py gives
+    live reference servers instead (one per distinct configuration); `reference-server conformance` without a URL
+    starts one and names it here."""
+
+    def get(*, with_notifier: bool = True, **overrides: Any) -> Any:
+        if not TARGET_URL:
+            pytest.exit("no server under test: give its URL (A2A_TARGET_URL)", returncode=3)
+        if with_notifier is False or overrides:
+            pytest.skip("needs the reference server started with other settings")
+        return target()
 
     yield get
-    for server in _SERVERS.values():
-        server.stop()
-    _SERVERS.clear()
-    # a run a scenario left behind (e.g. `sleep 30` never canceled) may still write into its workspace
-    # until its server stops, so the folders go only now
-    for root in _ROOTS:
+    remove_roots()
+
+
+def remove_roots() -> None:
+    """The scenario workspaces: a run a scenario left behind (e.g. `sleep 30` never canceled) may still write into
+    its workspace until its server stops, so the folders go only then."""
+    for root in ROOTS:
         shutil.rmtree(root, ignore_errors=True)
-    _ROOTS.clear()
+    ROOTS.clear()
 
 
 @dataclass
 class World:
     """What a scenario has set up and seen so far (steps read and write it)."""
 
-    server: LiveServer
+    server: Any  # the server under test: a live reference server, or another one (support/target.py)
     protocol: Protocol
     http: httpx.Client
     root: Path
@@ -205,8 +205,10 @@ class World:
     def paths(self, version: str | None = None) -> tuple[str, str]:
         """The JSON-RPC URL and the HTTP+JSON prefix the card gives for this version (the protocol's by default)."""
         binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
-        found = self.server.paths(binding, version or self.protocol.version)
-        return found if any(found) else self.server.paths(binding, self.protocol.version)
+        found: tuple[str, str] = self.server.paths(binding, version or self.protocol.version)
+        if not any(found):
+            found = self.server.paths(binding, self.protocol.version)
+        return found
 
     def server_bindings(self) -> set[str]:
         """The bindings the server offers in this scenario's version."""
@@ -268,7 +270,7 @@ class World:
         order = catalogue.SPEC_LEVELS
         return order.index(level) <= order.index(scenario)
 
-    def use_server(self, server: LiveServer) -> None:
+    def use_server(self, server: Any) -> None:
         """Move this scenario's workspaces to another server (one with other settings)."""
         for workspace in self.workspaces.values():
             self.server.workspaces.remove(workspace)
@@ -286,7 +288,7 @@ def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureReques
     if _STOPPED:
         pytest.skip(_STOPPED[0])
     root = Path(tempfile.mkdtemp(prefix="a2a-spec-"))
-    _ROOTS.append(root)
+    ROOTS.append(root)
     tags = frozenset(mark.name for mark in request.node.iter_markers())
     level = dict(request.node.user_properties).get("level")
     seen = Seen()

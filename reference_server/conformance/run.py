@@ -9,7 +9,7 @@ or a key it refuses stops the run with one sentence.
 
 From a checkout the run is the repository's test run of tests/features (the design's scenarios too, against this
 server); from an installed package it is the package's portable suite (scenarios.py), against URL or, without one,
-against a reference server it starts on loopback.
+against a reference server it starts on loopback (then a target like any other: each scenario at its level).
 
 Exit status: 0 when every MUST holds, 1 when a MUST fails (or, against this server, a scenario of its design), 2 for
 a usage error, 3 when the run could not run (no usable card, a refused key, pytest could not start). A failed SHOULD
@@ -22,6 +22,7 @@ import argparse
 import importlib.util
 import json
 import os
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -201,6 +202,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"reference-server conformance: {', '.join(missing)} is not installed; the suite runs under pytest-bdd: "
               "pip install 'a2a-reference-server[conformance]'", file=sys.stderr)
         return COULD_NOT_RUN
+    if not options.url and CHECKOUT is None:  # installed, no URL: against a reference server of its own
+        return against_own_server(options.reports, options.pytest_args)
     reports = Reports(options.reports.resolve())
     target = options.url.rstrip("/") if options.url else None
     started = datetime.now(UTC)
@@ -236,6 +239,30 @@ def main(argv: list[str] | None = None) -> int:
         status = COULD_NOT_RUN
     print(run.stdout.strip().splitlines()[-1] if run.stdout.strip() else "")
     return status
+
+
+def against_own_server(reports: Path, pytest_args: list[str]) -> int:
+    """The portable suite against a reference server started here, on loopback, with two callers (the second opens
+    the scenarios about what one caller may see of another's tasks); its log is server.log beside the reports."""
+    from reference_server.clientcheck.run import free_port, make_workspace, start_server, stop, wait_until_serving
+
+    key, other = ("k_" + secrets.token_hex(24) for _ in range(2))
+    reports.mkdir(parents=True, exist_ok=True)
+    log = reports / "server.log"
+    with tempfile.TemporaryDirectory(prefix="a2a-conformance-server-") as temp:
+        workspace = Path(temp) / "workspace"
+        make_workspace(workspace, {"conformance": key, "other": other}, "made by reference-server conformance")
+        port = free_port()
+        server = start_server(workspace, None, port, log)
+        try:
+            if not wait_until_serving(server, port):
+                print(f"reference-server conformance: the reference server did not start; its log is {log}",
+                      file=sys.stderr)
+                return COULD_NOT_RUN
+            os.environ["A2A_TARGET_OTHER_KEY"] = other
+            return main([f"http://127.0.0.1:{port}", "--key", key, "--reports", str(reports), "--", *pytest_args])
+        finally:
+            stop(server)
 
 
 def pytest_command(reports: Reports, targeted: bool, extra: list[str], scratch: Path) -> tuple[list[str], Path]:

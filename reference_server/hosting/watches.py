@@ -6,7 +6,6 @@ import asyncio
 import hmac
 import json
 import logging
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -14,18 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.model.caller import Workspace
+from reference_server.model.types import is_watch_id
 from reference_server.platform.disk import WRITER, StatCache, off_loop
 
 log = logging.getLogger("reference_server.watches")
 
 # the same shape as a client contextId (design): safe as a file name, never `.` or `..`
-_WATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
-
-
-def is_watch_id(text: str) -> bool:
-    return bool(_WATCH_ID.fullmatch(text))  # fullmatch: `$` would also accept a trailing newline
-
-
 @dataclass(frozen=True)
 class Watch:
     """One valid entry of a watches.json file: a webhook the owner gave out, with the token it expects."""

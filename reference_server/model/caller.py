@@ -1,5 +1,5 @@
 """Who calls and where its tasks live: an authenticated Caller and its Workspace (design: "Workspace"), plain values
-whose paths come from the workspace's layout (workspace/layout.py, the one home of every .volcanic path)."""
+whose paths come from the workspace's layout (model/layout.py, the one home of every .volcanic path)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-from reference_server.workspace.layout import A2A_DIR, CALLERS_NAME
+from reference_server.model.layout import A2A_DIR, CALLERS_NAME
 
 
 @dataclass(frozen=True)

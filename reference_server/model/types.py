@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -213,3 +214,22 @@ class StoredTask:
     task: Task
     caller: str
     push_configs: list[PushConfig] = field(default_factory=list)
+
+
+# --- the server's own values beside A2A's ---
+
+
+@dataclass(frozen=True)
+class AskedFault:
+    """A fault a script rule asks the HTTP edge for: its settings with the placeholders filled, and where the rule is
+    (for a message that names it). The agent core only finds it; bindings/faults.py reads and carries it out."""
+
+    settings: dict[str, Any]
+    where: str
+
+
+_WATCH_ID = re.compile(r"[A-Za-z0-9_-]{1,100}")
+
+
+def is_watch_id(text: str) -> bool:
+    return bool(_WATCH_ID.fullmatch(text))  # fullmatch: `$` would also accept a trailing newline

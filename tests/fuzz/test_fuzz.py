@@ -16,8 +16,8 @@ import h11
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from support.live import LiveServer, one_caller_server
 
-from reference_server.conformance.support.live import LiveServer, one_caller_server
 from reference_server.conformance.support.raw import RawAnswer, raw_request, timed_request
 from reference_server.conformance.support.schemas import errors
 

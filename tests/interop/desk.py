@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from reference_server.conformance.support.live import LiveServer, settings_for
+from support.live import LiveServer, settings_for
+
 from reference_server.model.caller import Workspace
 
 CARD_NAME = "Interop Desk"

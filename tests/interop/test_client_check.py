@@ -31,6 +31,7 @@ from a2a.types import (
     ListTasksRequest,
     SubscribeToTaskRequest,
 )
+from support.live import LiveServer, settings_for
 
 from interop.test_python_sdk import (
     ECHO_TEXT,
@@ -47,7 +48,6 @@ from interop.test_python_sdk_v03_rest import v03_rest_client
 from reference_server.clientcheck import report
 from reference_server.clientcheck.exchange import OPERATIONS
 from reference_server.clientcheck.recorder import RecordingApplication
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 pytestmark = pytest.mark.interop

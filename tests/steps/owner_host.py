@@ -17,18 +17,18 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
+from support.live import (
+    LiveServer,
+    OwnerHostWorkspaces,
+    OwnersFileWorkspaces,
+    settings_for,
+)
 from support.telegram import FakeTelegram
 
 from reference_server import cli
 from reference_server.conformance.steps.common import new_key, workspace_of, write_json
 from reference_server.conformance.support.client import REST_ROUTES
 from reference_server.conformance.support.exchanges import shown
-from reference_server.conformance.support.live import (
-    LiveServer,
-    OwnerHostWorkspaces,
-    OwnersFileWorkspaces,
-    settings_for,
-)
 from reference_server.conformance.support.v03_rest import ROUTES as V03_REST_ROUTES
 from reference_server.hosting.owners import owner_workspace
 

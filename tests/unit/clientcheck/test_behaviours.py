@@ -17,11 +17,11 @@ from typing import Any
 
 import httpx
 import pytest
+from support.live import LiveServer, settings_for
 
 from reference_server.clientcheck import report
 from reference_server.clientcheck.behaviours import BEHAVIOURS, RECOVERY_SECONDS, RUN_ENDED, _tasks_in
 from reference_server.clientcheck.recorder import RecordingApplication
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 
 CALLERS = ("good", "bad")

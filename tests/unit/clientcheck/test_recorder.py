@@ -9,6 +9,7 @@ from typing import Any
 
 import httpx
 from blacksheep import Application
+from support.live import LiveServer, settings_for
 
 from reference_server.clientcheck.exchange import Exchange
 from reference_server.clientcheck.recorder import (
@@ -17,7 +18,6 @@ from reference_server.clientcheck.recorder import (
     file_name,
     sse_events,
 )
-from reference_server.conformance.support.live import LiveServer, settings_for
 from reference_server.model.caller import Workspace
 from reference_server.process.app import create_app
 from reference_server.settings import Settings

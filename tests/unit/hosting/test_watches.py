@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 
 from reference_server.conformance.support.schemas import assert_valid
-from reference_server.hosting.watches import Watch, WorkspaceWatches, is_watch_id, read_watches
+from reference_server.hosting.watches import Watch, WorkspaceWatches, read_watches
 from reference_server.model.caller import Workspace
+from reference_server.model.types import is_watch_id
 
 TOKEN = "t_9b2e4c0123456789abcdef"
 PUSH = {"statusUpdate": {"taskId": "t1", "contextId": "c1", "status": {"state": "TASK_STATE_COMPLETED"}}}

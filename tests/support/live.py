@@ -23,7 +23,7 @@ from reference_server.platform.outbound import Outbound
 from reference_server.process.app import create_app
 from reference_server.process.serving import uvicorn_options
 from reference_server.settings import Settings
-from reference_server.workspace.layout import caller_entry, write_callers
+from reference_server.workspace.callers import caller_entry, write_callers
 
 
 class WorkspaceRegistry:
