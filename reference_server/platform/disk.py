@@ -58,6 +58,9 @@ async def off_loop(function: Callable[..., T], *args: object) -> T:
 Data = bytes | Callable[[], bytes]  # a write's bytes, or the function that makes them on the writer thread
 
 
+_Write = tuple[Path, Data, bool, bool, Future[None], Callable[[bytes], object] | None]  # path, bytes, durable, append
+
+
 class Writer:
     """One thread that writes files in the order asked for, in batches (design: atomic task files).
 
@@ -68,26 +71,29 @@ class Writer:
     with everything else cached on the file system, and it showed as system time under load.)
     append(): text added to the end of a file (the session journals), never fsynced.
     The bytes can be a function that makes them, called on the writer thread just before they are written (what it
-    reads must not change meanwhile): then a queued write holds the task or the record, not its bytes.
+    reads must not change meanwhile): then a queued write holds the task or the record, not its bytes. then(bytes),
+    if given, is called on the writer thread once a replace has renamed its file into place (not when it failed).
     """
 
     def __init__(self) -> None:
-        self._queue: list[tuple[Path, Data, bool, bool, Future[None]]] = []
+        self._queue: list[_Write] = []
         self._ready = threading.Condition()
         self._thread: threading.Thread | None = None
 
-    def replace(self, path: Path, data: Data, *, durable: bool) -> Future[None]:
-        return self._put(path, data, durable=durable, append=False)
+    def replace(self, path: Path, data: Data, *, durable: bool,
+                then: Callable[[bytes], object] | None = None) -> Future[None]:
+        return self._put(path, data, durable=durable, append=False, then=then)
 
     def append(self, path: Path, text: str | Callable[[], str]) -> Future[None]:
         if isinstance(text, str):
             return self._put(path, text.encode("utf-8"), durable=False, append=True)
         return self._put(path, lambda: text().encode("utf-8"), durable=False, append=True)
 
-    def _put(self, path: Path, data: Data, *, durable: bool, append: bool) -> Future[None]:
+    def _put(self, path: Path, data: Data, *, durable: bool, append: bool,
+             then: Callable[[bytes], object] | None = None) -> Future[None]:
         done: Future[None] = Future()
         with self._ready:
-            self._queue.append((path, data, durable, append, done))
+            self._queue.append((path, data, durable, append, done, then))
             if self._thread is None:
                 self._thread = threading.Thread(target=self._serve, name="disk-writer", daemon=True)
                 self._thread.start()
@@ -107,10 +113,10 @@ class Writer:
                 log.exception("disk writer: a batch of %d writes failed", len(batch))
             del batch  # not held while the writer waits: a burst's batch can be many MB of task files
 
-    def _write(self, batch: list[tuple[Path, Data, bool, bool, Future[None]]]) -> None:
+    def _write(self, batch: list[_Write]) -> None:
         failed: dict[int, BaseException] = {}
         folders: dict[Path, list[int]] = {}  # folders whose renames must be made durable, and by whom
-        for n, (path, data, durable, append, _) in enumerate(batch):
+        for n, (path, data, durable, append, _, then) in enumerate(batch):
             try:
                 # bytes made only now, one write at a time: a burst of large tasks is not all encoded at once
                 ready = data if isinstance(data, bytes) else data()
@@ -120,24 +126,34 @@ class Writer:
                     _replace(path, ready, durable=durable)
                     if durable:
                         folders.setdefault(path.parent, []).append(n)
+                    if then is not None:
+                        _follow_up(then, ready, path)
             except OSError as error:
                 failed[n] = error
             except Exception as error:  # a function that could not make its bytes fails its own write only
                 log.exception("disk writer: the bytes for %s could not be made", path)
                 failed[n] = error
-            batch[n] = (path, b"", durable, append, batch[n][4])  # done with: its bytes are let go
+            batch[n] = (path, b"", durable, append, batch[n][4], None)  # done with: its bytes are let go
         for folder, waiting in folders.items():
             try:
                 _fsync(folder)  # once per folder and batch: the renames of every durable write in it
             except OSError as error:
                 failed.update(dict.fromkeys(waiting, error))
-        for n, (*_, done) in enumerate(batch):
+        for n, (*_, done, _then) in enumerate(batch):
             # a waiter that went away (its request was cancelled) cancelled its future; the write was done anyway
             with contextlib.suppress(InvalidStateError):
                 if n in failed:
                     done.set_exception(failed[n])
                 else:
                     done.set_result(None)
+
+
+def _follow_up(then: Callable[[bytes], object], data: bytes, path: Path) -> None:
+    """What follows a write: its failure is logged, and the write stays done."""
+    try:
+        then(data)
+    except Exception:
+        log.exception("disk writer: what follows the write of %s failed", path)
 
 
 def _append(path: Path, data: bytes) -> None:

@@ -13,7 +13,6 @@ import time
 from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Future
 from contextlib import asynccontextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import Protocol
 
@@ -22,6 +21,7 @@ from reference_server.model.caller import Workspace
 from reference_server.model.types import ListTasksQuery, StoredTask, Task
 from reference_server.platform.changes import Notifications
 from reference_server.platform.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
+from reference_server.workspace.written import Written, copy_of
 
 log = logging.getLogger("reference_server.tasks")
 
@@ -60,8 +60,10 @@ class TaskStore:
     edited or deleted by hand is seen on the next listing, and unchanged files are not read again.
     """
 
-    def __init__(self, workspace: Workspace, codec: TaskFileFormat, notifications: Notifications | None = None) -> None:
+    def __init__(self, workspace: Workspace, codec: TaskFileFormat, notifications: Notifications | None = None,
+                 written: Written | None = None) -> None:
         self.workspace = workspace
+        self._written = written or Written()  # the files this server wrote last, while they are unchanged
         self.directory = workspace.tasks_dir
         self._codec = codec
         self._notes = notifications
@@ -77,8 +79,12 @@ class TaskStore:
 
     async def load(self, task_id: str, caller: str) -> StoredTask | None:
         """The caller's task, or None: missing, malformed, not a UUID and another caller's all look alike."""
-        if self.path_for(task_id) is None:
+        path = self.path_for(task_id)
+        if path is None:
             return None
+        held = self._written.recall(path)  # a file as this server wrote it: no disk thread needed
+        if held is not None:
+            return held if held.caller == caller else None
         return await off_loop(self.read, task_id, caller)
 
     async def save(self, stored: StoredTask, *, durable: bool) -> None:
@@ -86,9 +92,10 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        data = self._encoding(stored)
+        now = self._now(stored)
         async with self._write_lock(stored.task.id):
-            await asyncio.wrap_future(WRITER.replace(path, data, durable=durable))
+            await asyncio.wrap_future(WRITER.replace(path, self._encoding(now), durable=durable,
+                                                     then=self._remember(path, now)))
 
     def save_soon(self, stored: StoredTask) -> None:
         """Queue a write of the task as it is now (not fsynced), ahead of any write asked for later; a failure
@@ -96,16 +103,23 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        WRITER.replace(path, self._encoding(stored), durable=False).add_done_callback(_log_failure)
+        now = self._now(stored)
+        WRITER.replace(path, self._encoding(now), durable=False,
+                       then=self._remember(path, now)).add_done_callback(_log_failure)
 
-    def _encoding(self, stored: StoredTask) -> Callable[[], bytes]:
-        """The task file's bytes, made on the writer thread just before they are written, from the task as it is
-        now: a copy of its lists, since a live run goes on changing them (its parts and messages never change)."""
-        task = stored.task
-        now = StoredTask(replace(task, history=list(task.history), artifacts=list(task.artifacts),
-                                 metadata=dict(task.metadata) if task.metadata is not None else None),
-                         stored.caller, list(stored.push_configs))
+    @staticmethod
+    def _now(stored: StoredTask) -> StoredTask:
+        """The task as it is now: a copy of its lists, since a live run goes on changing them (its parts and
+        messages never change)."""
+        return copy_of(stored)
+
+    def _encoding(self, now: StoredTask) -> Callable[[], bytes]:
+        """The task file's bytes, made on the writer thread just before they are written."""
         return lambda: self._codec.encode(now)
+
+    def _remember(self, path: Path, now: StoredTask) -> Callable[[bytes], None]:
+        """Once the file is in place (on the writer thread): held with its stat key, for the reads that follow."""
+        return lambda data: self._written.remember(path, now, data)
 
     async def update(self, task_id: str, caller: str, change: Callable[[StoredTask], bool]) -> StoredTask | None:
         """Read the task afresh and, if change(stored) changed it, write it durably, with no write in between."""
@@ -115,7 +129,9 @@ class TaskStore:
         async with self._write_lock(task_id):
             stored = await off_loop(self.read, task_id, caller)
             if stored is not None and change(stored):
-                await asyncio.wrap_future(WRITER.replace(path, self._encoding(stored), durable=True))
+                now = self._now(stored)
+                await asyncio.wrap_future(WRITER.replace(path, self._encoding(now), durable=True,
+                                                         then=self._remember(path, now)))
             return stored
 
     @asynccontextmanager
@@ -284,13 +300,14 @@ class TaskStores:
         self._codec = codec
         self._notes = notifications
         self._stores: dict[Path, TaskStore] = {}
+        self._written = Written()  # one for every workspace: bounded for the process, not per owner
 
     def of(self, workspace: Workspace) -> TaskStore:
         store = self._stores.get(workspace.path)
         if store is None or store.workspace != workspace:
             if store is not None:
                 store.close()
-            store = self._stores[workspace.path] = TaskStore(workspace, self._codec, self._notes)
+            store = self._stores[workspace.path] = TaskStore(workspace, self._codec, self._notes, self._written)
         return store
 
     def close(self) -> None:

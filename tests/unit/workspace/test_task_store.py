@@ -1,4 +1,4 @@
-"""domain/task_store.py: task files, atomic ordered writes, caller scoping, the listing index."""
+"""workspace/task_store.py: task files, atomic ordered writes, caller scoping, the listing index."""
 
 from __future__ import annotations
 
