@@ -23,11 +23,12 @@ from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from reference_server.conformance import catalogue
 from reference_server.conformance.by_requirement import NOT_OFFERED
-from reference_server.conformance.support.client import CLIENT_TLS, A2AClient, NotServed, Seen
+from reference_server.conformance.support.client import CLIENT_TLS, A2AClient
 from reference_server.conformance.support.conventions import TCK_CONVENTIONS, Conventions, Unusable
 from reference_server.conformance.support.exchanges import recording_client
 from reference_server.conformance.support.health import troubled
 from reference_server.conformance.support.reasons import failure_text
+from reference_server.conformance.support.replies import NotServed, Seen
 from reference_server.conformance.support.schemas import assert_valid, violations
 from reference_server.conformance.support.target import TARGET_URL, TargetServer, discover, offers
 from reference_server.model.caller import Workspace
@@ -190,7 +191,7 @@ class World:
     cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
     tags: frozenset[str] = frozenset()  # the scenario's tags: its feature's, its own and its Examples'
     level: str | None = None  # what the scenario proves (catalogue.py level_of)
-    seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/client.py)
+    seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/replies.py)
 
     def client(self, *, version: str | None = None, binding: str | None = None) -> A2AClient:
         """A client for this scenario's protocol (or another binding), caller key and A2A-Version choices."""

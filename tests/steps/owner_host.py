@@ -27,8 +27,8 @@ from support.telegram import FakeTelegram
 
 from reference_server import cli
 from reference_server.conformance.steps.common import new_key, workspace_of, write_json
-from reference_server.conformance.support.client import REST_ROUTES
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.routes import REST_ROUTES
 from reference_server.conformance.support.v03_rest import ROUTES as V03_REST_ROUTES
 from reference_server.hosting.owners import owner_workspace
 

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.support.client import SPEC_ERRORS
+from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.target import TARGET_KEY
 from reference_server.model.caller import Workspace
@@ -62,7 +62,7 @@ def reply_of(world: Any) -> Any:
 
 
 def described(reply: Any) -> str:
-    """An answer or a stream as a failure message says it (support/client.py), or "no answer" when none came."""
+    """An answer or a stream as a failure message says it (support/replies.py), or "no answer" when none came."""
     return "no answer" if reply is None else str(reply)
 
 

@@ -9,7 +9,7 @@ import pytest
 from pytest_bdd import parsers, then
 
 from reference_server.conformance.steps.common import described, reply_of
-from reference_server.conformance.support.client import SPEC_ERRORS
+from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
 
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"

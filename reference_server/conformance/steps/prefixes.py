@@ -35,9 +35,9 @@ from reference_server.conformance.steps.tasks import (
     task_id,
     the_task,
 )
-from reference_server.conformance.support.client import json_of
 from reference_server.conformance.support.conventions import TEXT, Unoffered
 from reference_server.conformance.support.exchanges import body_text, shown
+from reference_server.conformance.support.replies import json_of
 from reference_server.conformance.support.target import TARGET_KEY, TARGET_OTHER_KEY
 
 OTHER = "other-bot"  # the second caller of the portable scenarios about what a caller may see

@@ -19,9 +19,10 @@ from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.common import TIMESTAMP, UUID, described, workspace_of, write_json
 from reference_server.conformance.steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
-from reference_server.conformance.support.client import A2AClient, StreamReply, Unreadable
+from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.reasons import failure_text
+from reference_server.conformance.support.replies import StreamReply, Unreadable
 
 FOLLOW_SECONDS = 20.0  # how long a step waits for a subscriber's next event or end before it fails
 

@@ -24,8 +24,8 @@ from reference_server.conformance.steps.common import (
     workspace_of,
     write_json,
 )
-from reference_server.conformance.support.client import WireProblem
 from reference_server.conformance.support.exchanges import BODY_CAP, shown
+from reference_server.conformance.support.replies import WireProblem
 
 STATES = {
     "submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "completed": "TASK_STATE_COMPLETED",
