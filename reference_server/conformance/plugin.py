@@ -57,6 +57,7 @@ from reference_server.conformance.steps.prefixes import *  # noqa: E402,F403  # 
 from reference_server.conformance.steps.push import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.streaming import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.streams import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.subscribers import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.tasks import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.wire import *  # noqa: E402,F403  # noqa: E402,F403
 

@@ -7,9 +7,9 @@ from typing import Any
 
 from pytest_bdd import parsers, then, when
 
-from reference_server.conformance.steps.common import described
 from reference_server.conformance.steps.tasks import STATE, STATES, send
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 
 
 @then(parsers.re(r"the stream breaks after (?P<count>\d+) events?, without its end$"))

@@ -11,9 +11,10 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, violations_said, workspace_of
+from reference_server.conformance.steps.common import violations_said, workspace_of
 from reference_server.conformance.steps.tasks import send, text_message
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.webhook import Webhook
 from steps.lifecycle import INBOX_STAMP, inbox_files, the_prompt
 

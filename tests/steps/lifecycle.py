@@ -18,9 +18,10 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 from support.live import LiveServer
 
-from reference_server.conformance.steps.common import TIMESTAMP, UUID, described, wait_until, workspace_of, write_json
+from reference_server.conformance.steps.common import TIMESTAMP, UUID, wait_until, workspace_of, write_json
 from reference_server.conformance.steps.tasks import STATES, remember, status_text, task_id
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import assert_valid
 
 TASK_FILE = "urn:reference-server:task-file"

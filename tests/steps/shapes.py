@@ -10,10 +10,11 @@ from typing import Any
 from pytest_bdd import given, parsers, then, when
 from support.shapes import Masker
 
-from reference_server.conformance.steps.common import UUID, described, wait_until, workspace_of, write_json
+from reference_server.conformance.steps.common import UUID, wait_until, workspace_of, write_json
 from reference_server.conformance.steps.streaming import events, kind, message_text, status_updates
 from reference_server.conformance.steps.tasks import STATE, STATES, quoted, send, text_message, the_task
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from steps.lifecycle import session_records
 
 

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import add_workspace, described, new_key, workspace_of, write_json
+from reference_server.conformance.steps.common import add_workspace, new_key, workspace_of, write_json
 from reference_server.conformance.steps.prefixes import prefixed
 from reference_server.conformance.steps.tasks import as_caller
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.target import TARGET_LIMITED_KEY
 
 

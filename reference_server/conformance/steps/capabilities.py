@@ -11,10 +11,11 @@ from urllib.parse import urlsplit
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import assert_fails_with, described
+from reference_server.conformance.steps.common import assert_fails_with
 from reference_server.conformance.steps.prefixes import world_card
 from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import assert_valid
 from reference_server.conformance.support.target import interfaces_of, paths_of
 

@@ -9,9 +9,9 @@ from typing import Any
 import httpx
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, workspace_of, write_json
+from reference_server.conformance.steps.common import workspace_of, write_json
 from reference_server.conformance.support.exchanges import body_text, shown
-from reference_server.conformance.support.replies import json_of
+from reference_server.conformance.support.replies import described, json_of
 from reference_server.conformance.support.schemas import assert_valid, violations
 
 CARD_PATH = "/.well-known/agent-card.json"

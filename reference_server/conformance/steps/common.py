@@ -15,6 +15,7 @@ from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.target import TARGET_KEY
 from reference_server.model.caller import Workspace
 
@@ -59,11 +60,6 @@ def workspace_of(world: Any) -> Workspace:
 
 def reply_of(world: Any) -> Any:
     return world.stream if world.reply is None else world.reply
-
-
-def described(reply: Any) -> str:
-    """An answer or a stream as a failure message says it (support/replies.py), or "no answer" when none came."""
-    return "no answer" if reply is None else str(reply)
 
 
 def field_of(value: Any, name: str, what: str) -> Any:

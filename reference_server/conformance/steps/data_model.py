@@ -9,9 +9,10 @@ from typing import Any
 
 from pytest_bdd import then
 
-from reference_server.conformance.steps.common import described, field_of
+from reference_server.conformance.steps.common import field_of
 from reference_server.conformance.steps.tasks import STATES
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import violations
 
 ROLES = {"ROLE_USER", "ROLE_AGENT"}

@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from pytest_bdd import parsers, then
 
-from reference_server.conformance.steps.common import described, reply_of
+from reference_server.conformance.steps.common import reply_of
 from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 

@@ -9,13 +9,14 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.capabilities import capability
-from reference_server.conformance.steps.common import assert_fails_with, described, field_of, reply_of
+from reference_server.conformance.steps.common import assert_fails_with, field_of, reply_of
 from reference_server.conformance.steps.errors import named_error
 from reference_server.conformance.steps.prefixes import OTHER, prefixed
 from reference_server.conformance.steps.push import IDLE_HOOK
 from reference_server.conformance.steps.tasks import as_caller, seen_task, state_of_task, task_id
 from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 
 STREAMING = {"SendStreamingMessage", "SubscribeToTask"}
 

@@ -17,7 +17,6 @@ from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.common import (
     add_workspace,
-    described,
     field_of,
     new_key,
     reply_of,
@@ -37,7 +36,7 @@ from reference_server.conformance.steps.tasks import (
 )
 from reference_server.conformance.support.conventions import TEXT, Unoffered
 from reference_server.conformance.support.exchanges import body_text, shown
-from reference_server.conformance.support.replies import json_of
+from reference_server.conformance.support.replies import described, json_of
 from reference_server.conformance.support.target import TARGET_KEY, TARGET_OTHER_KEY
 
 OTHER = "other-bot"  # the second caller of the portable scenarios about what a caller may see

@@ -7,9 +7,10 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, field_of, reply_of, violations_said, workspace_of
+from reference_server.conformance.steps.common import field_of, reply_of, violations_said, workspace_of
 from reference_server.conformance.steps.tasks import STATES, as_caller, send, task_id, text_message
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import assert_valid
 from reference_server.conformance.support.webhook import Webhook, until
 

@@ -8,11 +8,13 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, reply_of
+from reference_server.conformance.steps.common import reply_of
 from reference_server.conformance.steps.prefixes import TERMINAL, prefixed
-from reference_server.conformance.steps.streaming import event_kinds, events, follow, kind, open_stream, subscribers
+from reference_server.conformance.steps.streaming import events, kind, open_stream
+from reference_server.conformance.steps.subscribers import follow, subscribers
 from reference_server.conformance.steps.tasks import STATE, STATES, remember, state_name
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described, event_kinds
 
 # the lifecycle's order: a stream's states may stay or move on, never go back (§3.5.2); the terminal ones are last
 ORDER = {STATES["submitted"]: 0, STATES["working"]: 1, STATES["input-required"]: 2, STATES["auth-required"]: 2,

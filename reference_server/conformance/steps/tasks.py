@@ -17,7 +17,6 @@ from pytest_bdd import given, parsers, then, when
 from reference_server.conformance.steps.common import (
     UUID,
     WAIT_SECONDS,
-    described,
     field_of,
     new_key,
     wait_until,
@@ -25,7 +24,7 @@ from reference_server.conformance.steps.common import (
     write_json,
 )
 from reference_server.conformance.support.exchanges import BODY_CAP, shown
-from reference_server.conformance.support.replies import WireProblem
+from reference_server.conformance.support.replies import WireProblem, described
 
 STATES = {
     "submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "completed": "TASK_STATE_COMPLETED",

@@ -11,14 +11,14 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.capabilities import capability
-from reference_server.conformance.steps.common import described, field_of
+from reference_server.conformance.steps.common import field_of
 from reference_server.conformance.steps.errors import named_error
 from reference_server.conformance.steps.prefixes import send_prefixed
 from reference_server.conformance.steps.tasks import reached_state, send, task_id, text_message
 from reference_server.conformance.support.answers import MALFORMED
 from reference_server.conformance.support.exchanges import body_text, shown
 from reference_server.conformance.support.raw import raw_request
-from reference_server.conformance.support.replies import Reply, WireProblem, json_of
+from reference_server.conformance.support.replies import Reply, WireProblem, described, json_of
 from reference_server.conformance.support.schemas import assert_valid
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"

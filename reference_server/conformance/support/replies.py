@@ -127,3 +127,15 @@ def json_of(response: httpx.Response, what: str) -> Any:
         raise WireProblem(f"the answer to {what} is not JSON: HTTP {response.status_code} {content_type}, "
                           f"{body_text(response.content, content_type, 300)}") from None
 
+
+def described(reply: Reply | StreamReply | None) -> str:
+    """An answer or a stream as a failure message says it, or "no answer" when none came."""
+    return "no answer" if reply is None else str(reply)
+
+
+def event_kinds(seen: list[Any]) -> str:
+    """Events as a message says them: how many, and the kind of each."""
+    if not seen:
+        return "no event"
+    kinds = ", ".join(next(iter(event), "?") if isinstance(event, dict) else shown(event, 60) for event in seen)
+    return f"{len(seen)} event{'s' * (len(seen) != 1)}: {kinds}"
