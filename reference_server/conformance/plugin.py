@@ -50,6 +50,7 @@ from reference_server.conformance.steps.cards import *  # noqa: E402,F403  # noq
 from reference_server.conformance.steps.common import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.data_model import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.errors import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.listing import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.notifications import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.operations import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.pages import *  # noqa: E402,F403  # noqa: E402,F403
@@ -58,6 +59,7 @@ from reference_server.conformance.steps.push import *  # noqa: E402,F403  # noqa
 from reference_server.conformance.steps.streaming import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.streams import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.subscribers import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.task_contents import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.tasks import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.wire import *  # noqa: E402,F403  # noqa: E402,F403
 

@@ -9,8 +9,9 @@ from typing import Any
 from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.common import field_of
+from reference_server.conformance.steps.listing import list_options, listed
 from reference_server.conformance.steps.prefixes import OTHER, send_prefixed
-from reference_server.conformance.steps.tasks import as_caller, list_options, listed
+from reference_server.conformance.steps.tasks import as_caller
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.replies import described
 
