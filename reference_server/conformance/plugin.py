@@ -49,7 +49,9 @@ from reference_server.conformance.steps.capabilities import *  # noqa: E402,F403
 from reference_server.conformance.steps.cards import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.common import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.data_model import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.error_table import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.errors import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.limits import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.listing import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.notifications import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.operations import *  # noqa: E402,F403  # noqa: E402,F403
