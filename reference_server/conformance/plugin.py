@@ -29,7 +29,7 @@ from reference_server.conformance.support.health import troubled
 from reference_server.conformance.support.reasons import failure_text
 from reference_server.conformance.support.replies import NotServed, Seen
 from reference_server.conformance.support.target import TARGET_URL, TargetServer, discover, offers
-from reference_server.conformance.world import Protocol, World
+from reference_server.conformance.world import Protocol, ServerFactory, ServerUnderTest, World
 
 PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven by the TCK's or ACTS's conventions
 
@@ -138,12 +138,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def server_factory() -> Iterator[Any]:
+def server_factory() -> Iterator[ServerFactory]:
     """The server under test: another one, discovered from A2A_TARGET_URL. The repository's tests/conftest.py gives
     live reference servers instead (one per distinct configuration); `reference-server conformance` without a URL
     starts one and names it here."""
 
-    def get(*, with_notifier: bool = True, **overrides: Any) -> Any:
+    def get(*, with_notifier: bool = True, **overrides: Any) -> ServerUnderTest:
         if not TARGET_URL:
             pytest.exit("no server under test: give its URL (A2A_TARGET_URL)", returncode=3)
         if with_notifier is False or overrides:
@@ -163,7 +163,7 @@ def remove_roots() -> None:
 
 
 @pytest.fixture
-def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
+def world(server_factory: ServerFactory, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
     server = server_factory()
     if TARGET_URL and not offers(server, protocol.binding, protocol.version):
         pytest.skip(f"{NOT_OFFERED}the target's card offers no {protocol.binding} interface in A2A {protocol.version}")

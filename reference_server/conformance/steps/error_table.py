@@ -9,18 +9,19 @@ from typing import Any
 import pytest
 from pytest_bdd import parsers, then, when
 
-from reference_server.conformance.steps.common import field_of
+from reference_server.conformance.steps.common import answer_of, field_of
 from reference_server.conformance.steps.errors import named_error
 from reference_server.conformance.steps.prefixes import send_prefixed
 from reference_server.conformance.steps.tasks import reached_state, text_message
 from reference_server.conformance.steps.wire import raw_jsonrpc
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.replies import Reply, WireProblem, described
+from reference_server.conformance.world import Situation, World
 
 UNKNOWN_TASK = "00000000-0000-4000-8000-000000000000"
 
 
-def _completed_task(world: Any) -> str:
+def _completed_task(world: World) -> str:
     """A task the agent completed: asked for in its convention (the situation needs one; on another server a
     task the answer gave while it still ran is read again until it ends, and the situation is n/a when it never
     completes: whether a send waits is CORE-EXECUTION-MODE-001's)."""
@@ -66,7 +67,7 @@ SITUATION_REQUIREMENTS = {
 
 
 @when(parsers.parse("the caller causes {error} by {situation}"))
-def _(world: Any, error: str, situation: str) -> None:
+def _(world: World, error: str, situation: str) -> None:
     if situation == "calling an unknown method":
         world.reply = _unknown_method(world)
         return
@@ -74,7 +75,7 @@ def _(world: Any, error: str, situation: str) -> None:
     operation, params = entry(world) if callable(entry) else entry
     if situation == "sending A2A-Version 9.9":
         world.version = "9.9"
-    world.notes["situation error"], world.notes["situation call"] = error, (operation, params)
+    world.situation = Situation((operation, params), error)
     if world.ours:
         world.reply = world.client().call(operation, params)
         return
@@ -95,7 +96,7 @@ def _(world: Any, error: str, situation: str) -> None:
                     f"error it calls for is {whose}'s)")
 
 
-def _unknown_method(world: Any) -> Reply:
+def _unknown_method(world: World) -> Reply:
     client = world.client()
     if client.binding == "rest":
         answer = world.http.get(world.rest_prefix + "/teleport", headers=client.headers())
@@ -105,8 +106,8 @@ def _unknown_method(world: Any) -> Reply:
 
 
 @then(parsers.parse("on JSON-RPC the code is {code:d}, on HTTP+JSON the status is {http:d} {status}"))
-def _(world: Any, code: int, http: int, status: str) -> None:
-    reply = world.reply
+def _(world: World, code: int, http: int, status: str) -> None:
+    reply = answer_of(world)
     if world.protocol.binding == "rest":
         assert reply.http_status == http, f"expected HTTP {http}, got HTTP {reply.http_status}: {reply}"
         assert reply.raw["error"]["status"] == status, \
@@ -114,12 +115,14 @@ def _(world: Any, code: int, http: int, status: str) -> None:
         assert reply.raw["error"]["code"] == http, f"expected error.code {http}, got {shown(reply.raw)}"
     else:
         assert reply.http_status == 200, f"expected HTTP 200, got HTTP {reply.http_status}: {reply}"
-        assert reply.error.code == code, f"expected the JSON-RPC code {code}, got {reply}"
+        assert reply.error is not None and reply.error.code == code, f"expected the JSON-RPC code {code}, got {reply}"
 
 
 @then(parsers.parse("the error carries the reason {reason}"))
-def _(world: Any, reason: str) -> None:
-    error = world.reply.error
+def _(world: World, reason: str) -> None:
+    reply = answer_of(world)
+    error = reply.error
+    assert error is not None, f"expected an error, got {reply}"
     if reason == "none":
         assert error.reason is None, f"expected no ErrorInfo reason, got {error}"
     else:
@@ -127,8 +130,9 @@ def _(world: Any, reason: str) -> None:
 
 
 @then(parsers.parse('the error metadata names the task "{task_id}"'))
-def _(world: Any, task_id: str) -> None:
-    details = world.reply.raw["error"].get("data") or world.reply.raw["error"].get("details")
+def _(world: World, task_id: str) -> None:
+    raw = answer_of(world).raw
+    details = raw["error"].get("data") or raw["error"].get("details")
     info = next((d for d in details if d["@type"].endswith("ErrorInfo")), None)
     assert info is not None, f"expected an ErrorInfo among the error's details, got {shown(details)}"
     assert info["metadata"]["taskId"] == task_id, \

@@ -4,22 +4,23 @@ thousands of digits, messages of many parts or large metadata."""
 from __future__ import annotations
 
 import uuid
-from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
+from reference_server.conformance.steps.common import answer_of
 from reference_server.conformance.steps.tasks import send, text_message
+from reference_server.conformance.world import World
 
 
 @when(parsers.parse("the caller sends a message of {mebibytes:d} MiB"))
-def _(world: Any, mebibytes: int) -> None:
+def _(world: World, mebibytes: int) -> None:
     message = {**text_message("x" * (mebibytes * 1024 * 1024))}
     world.reply = world.client().call("SendMessage", {"message": message})
 
 
 @then("the call is refused as too large, with the limit in the message")
-def _(world: Any) -> None:
-    reply = world.reply
+def _(world: World) -> None:
+    reply = answer_of(world)
     assert reply.http_status == 413 and reply.error is not None, \
         f"expected a refusal as too large (HTTP 413), got HTTP {reply.http_status}: {reply}"
     assert "Request body too large" in reply.error.message and "A2A__MaxBodyBytes" in reply.error.message, \
@@ -44,7 +45,7 @@ HOSTILE_VALUES = {
 
 
 @when(parsers.parse("the caller sends a message whose metadata holds {value}"))
-def _(world: Any, value: str) -> None:
+def _(world: World, value: str) -> None:
     # the message's metadata is where a hostile value would otherwise reach the task file and every answer
     keyed = value == "a key with a lone surrogate"
     metadata = '{"\\udc00": 1}' if keyed else '{"x": ' + HOSTILE_VALUES[value] + "}"
@@ -54,23 +55,23 @@ def _(world: Any, value: str) -> None:
     headers = {**client.headers(), "Content-Type": "application/json"}
     if client.binding == "rest":
         body = f'{{"message": {message}}}'
-        world.notes["sent_bytes"] = len(body.encode())
+        world.sent_bytes = len(body.encode())
         response = world.http.post(world.rest_prefix + "/message:send", content=body.encode(), headers=headers)
         world.reply = client.rest_reply(response, None)
     else:
         body = f'{{"jsonrpc": "2.0", "id": 1, "method": "SendMessage", "params": {{"message": {message}}}}}'
-        world.notes["sent_bytes"] = len(body.encode())
+        world.sent_bytes = len(body.encode())
         response = world.http.post(world.jsonrpc_path, content=body.encode(), headers=headers)
         world.reply = client.jsonrpc_reply(response, None, None if response.status_code == 401 else 1)
 
 
 @given(parsers.parse("the caller sends an A2A-Version of {digits:,d} nines"))
-def _(world: Any, digits: int) -> None:
+def _(world: World, digits: int) -> None:
     world.version = "9" * digits + ".0"
 
 
 @when(parsers.parse("the caller lists tasks with a pageSize of {digits:,d} nines"))
-def _(world: Any, digits: int) -> None:
+def _(world: World, digits: int) -> None:
     client = world.client()
     response = world.http.get(world.rest_prefix + "/tasks", params={"pageSize": "9" * digits},
                               headers=client.headers())
@@ -88,5 +89,5 @@ SIZED_MESSAGES = {
 
 
 @when(parsers.parse("the caller sends a message made of {what}"))
-def _(world: Any, what: str) -> None:
+def _(world: World, what: str) -> None:
     send(world, SIZED_MESSAGES[what](text_message("hello")))

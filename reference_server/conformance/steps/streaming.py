@@ -8,36 +8,37 @@ from typing import Any
 
 from pytest_bdd import parsers, then, when
 
-from reference_server.conformance.steps.common import TIMESTAMP, UUID, workspace_of
+from reference_server.conformance.steps.common import TIMESTAMP, UUID, answer_of, workspace_of
 from reference_server.conformance.steps.tasks import STATE, STATES, as_caller, quoted, remember, task_id, text_message
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.replies import StreamReply, Unreadable, described
+from reference_server.conformance.world import World
 
 
-def open_stream(world: Any, operation: str, params: dict[str, Any]) -> StreamReply:
+def open_stream(world: World, operation: str, params: dict[str, Any]) -> StreamReply:
     """Run a stream to its end; the task of its first event becomes "the task"."""
     world.reply = None
-    world.stream = world.client().stream(operation, params)
-    first = world.stream.events[0] if world.stream.events else {}
+    stream = world.stream = world.client().stream(operation, params)
+    first = stream.events[0] if stream.events else {}
     if "task" in first:
         remember(world, first["task"])
-    return world.stream  # type: ignore[no-any-return]
+    return stream
 
 
-def events(world: Any) -> list[dict[str, Any]]:
+def events(world: World) -> list[dict[str, Any]]:
     stream = world.stream
     assert stream is not None and stream.error is None, f"expected a stream, got {described(stream)}"
     # only a fault the scenario asked for, and checked (steps/faults.py), breaks or garbles a stream
-    assert not stream.broken or world.notes.get("fault checked"), \
+    assert not stream.broken or world.streams.fault_checked, \
         f"expected a stream that ends when its task does, got {stream}"
-    if stream.garbled and not world.notes.get("fault checked") and not world.ours:
+    if stream.garbled and not world.streams.fault_checked and not world.ours:
         # another server's frames that are not JSON: reported once (JSONRPC-SSE-001, HTTP_JSON-SSE-001); the
         # scenario that needed its events could not be checked
         raise Unreadable(f"the stream's events could not be read: their data is not JSON ({stream})")
-    assert not stream.garbled or world.notes.get("fault checked"), \
+    assert not stream.garbled or world.streams.fault_checked, \
         f"expected every event of the stream to be JSON, got frames that are not: {shown(stream.garbled)}"
     assert stream.events, f"expected at least one event, got {stream}"
-    return stream.events  # type: ignore[no-any-return]
+    return stream.events
 
 
 EVENT_KINDS = "task, message, statusUpdate, artifactUpdate"
@@ -77,7 +78,7 @@ def chunk_text(update: dict[str, Any]) -> str:
     return "".join(part.get("text", "") for part in update["artifact"]["parts"])
 
 
-def summary(stream: list[dict[str, Any]], task: str, context: str) -> list[str]:
+def summary(stream: list[dict[str, Any]], task: str, context: str | None) -> list[str]:
     """Each event in one line: kind, state or artifact chunk; ids and timestamps are checked, then left out."""
     lines = []
     for event in stream:
@@ -108,38 +109,38 @@ def summary(stream: list[dict[str, Any]], task: str, context: str) -> list[str]:
 
 
 @when(parsers.re(r'the caller streams "(?P<text>[^"]*)"$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     open_stream(world, "SendStreamingMessage", {"message": text_message(text)})
 
 
 @when(parsers.re(r'the caller streams "(?P<text>[^"]*)" in the same context$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     open_stream(world, "SendStreamingMessage", {"message": text_message(text, context_id=world.context_id)})
 
 
 @when(parsers.parse("the caller streams the message {message}"))
-def _(world: Any, message: str) -> None:
+def _(world: World, message: str) -> None:
     open_stream(world, "SendStreamingMessage", {"message": json.loads(message)})
 
 
 @when(parsers.re(r'the caller streams the answer "(?P<text>[^"]*)"$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     message = text_message(text, context_id=world.context_id, task_id=task_id(world))
     open_stream(world, "SendStreamingMessage", {"message": message})
 
 
 @when("the caller subscribes to the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     open_stream(world, "SubscribeToTask", {"id": task_id(world)})
 
 
 @when(parsers.parse('the caller subscribes to the task "{task}"'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     open_stream(world, "SubscribeToTask", {"id": task})
 
 
 @when(parsers.parse('"{name}" subscribes to the task'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     with as_caller(world, name):
         open_stream(world, "SubscribeToTask", {"id": task_id(world)})
 
@@ -148,14 +149,14 @@ def _(world: Any, name: str) -> None:
 
 
 @then(parsers.re(rf"the stream holds only the task {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     seen = events(world)
     assert len(seen) == 1 and kind(seen[0]) == "task", f"expected a stream of the task alone, got {world.stream}"
     assert seen[0]["task"]["status"]["state"] == STATES[state], f"expected the task {state}, got {shown(seen[0])}"
 
 
 @then(parsers.re(rf"the stream starts with the task {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     first = events(world)[0]
     # A2A §3.1.2, §3.1.6
     assert kind(first) == "task", f"expected the stream to start with the task, got {world.stream}"
@@ -164,7 +165,7 @@ def _(world: Any, state: str) -> None:
 
 
 @then(parsers.re(rf"the stream ends with the task {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     # design README: streams close after a terminal or interrupted state; nothing follows that update
     last = events(world)[-1]
     assert kind(last) == "statusUpdate", f"expected the stream to end with a status update, got {world.stream}"
@@ -177,14 +178,14 @@ def _(world: Any, state: str) -> None:
 
 
 @then(parsers.parse('the last status update says "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     status = status_updates(events(world))[-1]["status"]
     assert message_text(status["message"]) == text, \
         f'expected the last status update to say "{text}", got the status {shown(status)}'
 
 
 @then("the stream's events match the snapshot")
-def _(world: Any, snapshot_json: Any) -> None:
+def _(world: World, snapshot_json: Any) -> None:
     got = summary(events(world), task_id(world), world.context_id)
     assert got == snapshot_json, "expected the stream's events as in their snapshot (spec/snapshots/), got:\n" + \
         "\n".join(got)
@@ -192,7 +193,7 @@ def _(world: Any, snapshot_json: Any) -> None:
 
 
 @then("the stream continues the same task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     assert task_id(world) == task_id(world, "the previous task"), (
         f'expected the answer to continue the task "{task_id(world, "the previous task")}", got another task '
         f'"{task_id(world)}"')
@@ -204,14 +205,14 @@ def _(world: Any) -> None:
 
 
 @then(parsers.re(r"the response artifact streams (?P<count>\d+) messages?$"))
-def _(world: Any, count: str) -> None:
+def _(world: World, count: str) -> None:
     messages = response_messages(events(world))
     assert len(messages) == int(count), \
         f"expected the response artifact to stream {count} messages, got {len(messages)}: {shown(messages)}"
 
 
 @then("each streamed message starts afresh, appends the rest and ends with a last chunk")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # design "Run and map": a text delta is an artifact append; message_end is lastChunk for that message
     for message in response_messages(events(world)):
         assert len(message) >= 2, f"expected a message in two updates or more, got {shown(message)}"
@@ -224,7 +225,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse('the streamed message says "{text}" in {count:d} or more chunks'))
-def _(world: Any, text: str, count: int) -> None:
+def _(world: World, text: str, count: int) -> None:
     messages = response_messages(events(world))
     assert len(messages) == 1, f"expected one streamed message, got {len(messages)}: {shown(messages)}"
     chunks = [chunk_text(update) for update in messages[0] if chunk_text(update)]
@@ -233,13 +234,13 @@ def _(world: Any, text: str, count: int) -> None:
 
 
 @then(parsers.parse('the streamed response ends with "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     said = "".join(chunk_text(update) for message in response_messages(events(world)) for update in message)
     assert said.endswith(text), f'expected the streamed response to end with "{text}", got {shown(said)}'
 
 
 @then(parsers.parse("the working status updates say {texts}"))
-def _(world: Any, texts: str) -> None:
+def _(world: World, texts: str) -> None:
     working = [u["status"] for u in status_updates(events(world)) if u["status"]["state"] == STATES["working"]]
     said = [message_text(status["message"]) for status in working if "message" in status]
     # design: "using <tool>", never the arguments
@@ -255,7 +256,7 @@ def file_artifacts(stream: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 @then(parsers.parse('the stream carries a new artifact with the file "{name}" of type "{media_type}"'))
-def _(world: Any, name: str, media_type: str) -> None:
+def _(world: World, name: str, media_type: str) -> None:
     artifacts = file_artifacts(events(world))
     assert len(artifacts) == 1, f"expected one new artifact, got {len(artifacts)}: {shown(artifacts)}"
     artifact = artifacts[0]
@@ -266,22 +267,23 @@ def _(world: Any, name: str, media_type: str) -> None:
     part = parts[0]
     assert (part["filename"], part["mediaType"]) == (name, media_type), \
         f'expected the file "{name}" of type "{media_type}", got {shown(part)}'
-    world.notes["file artifact"] = artifact
+    world.streams.file_artifact = artifact
 
 
 @then(parsers.parse('the artifact\'s bytes are those of the workspace file "{name}"'))
-def _(world: Any, name: str) -> None:
-    parts = [part for part in world.notes["file artifact"]["parts"] if "raw" in part]
-    assert len(parts) == 1, f"expected one part with raw bytes, got {shown(world.notes['file artifact'])}"
+def _(world: World, name: str) -> None:
+    artifact = world.streams.file_artifact
+    parts = [part for part in artifact["parts"] if "raw" in part]
+    assert len(parts) == 1, f"expected one part with raw bytes, got {shown(artifact)}"
     sent = base64.b64decode(parts[0]["raw"], validate=True)
     kept = (workspace_of(world).path / name).read_bytes()
     assert sent == kept, f'expected the {len(kept)} bytes of "{name}", got {len(sent)} other bytes'
 
 
 @then("the task keeps the streamed file artifact")
-def _(world: Any) -> None:
-    artifact = world.notes["file artifact"]
-    task = world.reply.body
+def _(world: World) -> None:
+    artifact = world.streams.file_artifact
+    task = answer_of(world).body
     assert [a for a in task["artifacts"] if a["artifactId"] == artifact["artifactId"]] == [artifact], \
         f"expected the task to keep the streamed artifact {shown(artifact)}, got {shown(task)}"
 
@@ -290,7 +292,7 @@ def _(world: Any) -> None:
 
 
 @then("the refusal comes as a plain answer (0.3 over JSON-RPC: a stream of that one error)")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stream = world.stream
     assert stream is not None and stream.error is not None and not stream.events, \
         f"expected a refusal, got {described(stream)}"
@@ -310,9 +312,11 @@ def _(world: Any) -> None:
 
 
 @then("only the last status update is marked final")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # the raw events: JSON-RPC envelopes around a result (0.3: `kind` "status-update"), or bare REST StreamResponses
-    results = [raw.get("result", raw) for raw in world.stream.raw_events]
+    stream = world.stream
+    assert stream is not None, f"expected a stream, got {described(world.reply)}"
+    results = [raw.get("result", raw) for raw in stream.raw_events]
     updates = [r.get("statusUpdate", r) for r in results if "statusUpdate" in r or r.get("kind") == "status-update"]
     finals = [update.get("final") for update in updates]
     if world.protocol.version == "0.3":
@@ -341,7 +345,7 @@ def rebuilt_artifacts(stream: list[dict[str, Any]]) -> dict[str, str]:
 
 
 @then(parsers.parse('the subscriber rebuilds the whole answer "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     rebuilt = rebuilt_artifacts(events(world))
     assert rebuilt.get("response") == text, \
         f'expected the response artifact rebuilt to be "{text}", got the artifacts {shown(rebuilt)}'

@@ -18,9 +18,10 @@ from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
 from reference_server.conformance.support.replies import StreamReply, event_kinds
 from reference_server.conformance.support.subscriptions import StoppedReader, Subscriber
+from reference_server.conformance.world import ServerFactory, World, earlier
 
 
-def start_subscriber(world: Any) -> Subscriber:
+def start_subscriber(world: World) -> Subscriber:
     subscriber = Subscriber()
     binding, version, key, task = world.client().binding, world.protocol.version, world.key, task_id(world)
     strict, seen = world.ours, world.seen
@@ -47,23 +48,23 @@ def start_subscriber(world: Any) -> Subscriber:
     return subscriber
 
 
-def subscribers(world: Any) -> list[Subscriber]:
-    return world.notes["subscribers"]  # type: ignore[no-any-return]
+def subscribers(world: World) -> list[Subscriber]:
+    return world.streams.subscribers
 
 
-def subscriber_streams(world: Any) -> list[StreamReply]:
+def subscriber_streams(world: World) -> list[StreamReply]:
     """Every subscriber's stream, read to its end; the first one is also "the stream" of the later steps."""
     streams = [subscriber.result() for subscriber in subscribers(world)]
     world.reply, world.stream = None, streams[0]
     return streams
 
 
-def follow(world: Any, count: int, *, setup: bool = False) -> list[Subscriber]:
+def follow(world: World, count: int, *, setup: bool = False) -> list[Subscriber]:
     """`count` subscribers of the task, each having its first event (so each follows the task from here on).
 
     As what a scenario starts from (`setup`), on another server, a subscription without a first event cannot start
     it: that the first event is the task is STREAM-SUB-001's requirement, and its failure is that scenario's."""
-    world.notes["subscribers"] = [start_subscriber(world) for _ in range(count)]
+    world.streams.subscribers = [start_subscriber(world) for _ in range(count)]
     for subscriber in subscribers(world):
         try:
             subscriber.wait_until("first event", bool)
@@ -76,12 +77,12 @@ def follow(world: Any, count: int, *, setup: bool = False) -> list[Subscriber]:
 
 
 @when("two subscribers follow the task at once")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     follow(world, 2)
 
 
 @when(parsers.re(rf"the subscribers see the task {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     def reached(seen: list[dict[str, Any]]) -> bool:
         return any(u["status"]["state"] == STATES[state] for u in status_updates(seen))
 
@@ -90,12 +91,12 @@ def _(world: Any, state: str) -> None:
 
 
 @given(parsers.parse("the server's session idle timeout is {seconds:d} second"))
-def _(world: Any, server_factory: Any, seconds: int) -> None:
+def _(world: World, server_factory: ServerFactory, seconds: int) -> None:
     world.use_server(server_factory(session_idle_timeout=timedelta(seconds=seconds)))
 
 
 @given(parsers.parse('the workspace\'s script asks "{question}" after a pause'))
-def _(world: Any, question: str) -> None:
+def _(world: World, question: str) -> None:
     # a run that is still live when the subscribers come, and then needs input; anything else is echoed
     write_json(workspace_of(world).a2a_dir / "script.json", {"rules": [
         {"match": "(?i)^slow question$", "turns": [[{"say": "One moment."}, {"pause": 2},
@@ -105,15 +106,15 @@ def _(world: Any, question: str) -> None:
 
 
 @given(parsers.parse("the server drops a stream whose client takes nothing for {seconds:d} second"))
-def _(world: Any, server_factory: Any, seconds: int) -> None:
+def _(world: World, server_factory: ServerFactory, seconds: int) -> None:
     world.use_server(server_factory(stream_write_timeout=timedelta(seconds=seconds)))
 
 
 @given(parsers.parse('the workspace\'s script answers "{command}" with {megabytes:d} MB of text after a pause'))
-def _(world: Any, command: str, megabytes: int) -> None:
+def _(world: World, command: str, megabytes: int) -> None:
     # a run that is still live when the subscribers come, and then says more than any socket buffer holds
     answer = " ".join(f"word{n}" for n in range(megabytes * 1024 * 1024 // 8))
-    world.notes["long answer"] = answer
+    world.streams.long_answer = answer
     write_json(workspace_of(world).a2a_dir / "script.json", {"rules": [
         {"match": f"(?i)^{command}$", "turns": [[{"say": "One moment."}, {"pause": 2}, {"say": answer}]]},
         {"match": "", "turns": [[{"say": "{text}"}]]},
@@ -121,15 +122,15 @@ def _(world: Any, command: str, megabytes: int) -> None:
 
 
 @when("a subscriber follows the task and stops reading after its first event")
-def _(world: Any) -> None:
-    reader = world.notes["stopped reader"] = StoppedReader(
+def _(world: World) -> None:
+    reader = world.streams.stopped_reader = StoppedReader(
         world.client().stream_request("SubscribeToTask", {"id": task_id(world)}))
     world.cleanups.append(reader.close)
 
 
 @then(parsers.parse("the server drops the subscriber that stopped reading within {seconds:d} seconds"))
-def _(world: Any, seconds: int) -> None:
-    reader: StoppedReader = world.notes["stopped reader"]
+def _(world: World, seconds: int) -> None:
+    reader = earlier(world.streams.stopped_reader, "a subscriber that stopped reading")
     deadline = time.monotonic() + seconds
     while not reader.dropped() and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -138,8 +139,8 @@ def _(world: Any, seconds: int) -> None:
 
 
 @then("each subscriber rebuilds the whole long answer")
-def _(world: Any) -> None:
-    answer = world.notes["long answer"]
+def _(world: World) -> None:
+    answer = earlier(world.streams.long_answer, "a long answer")
     for stream in subscriber_streams(world):
         rebuilt = rebuilt_artifacts(stream.events)
         assert rebuilt.get("response", "").endswith(answer), \
@@ -148,13 +149,13 @@ def _(world: Any) -> None:
 
 
 @then("the task's response artifact holds the whole long answer")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = world.client().call("GetTask", {"id": task_id(world)})
     assert reply.error is None, f"expected the task, got {reply}"
     found = [a for a in reply.body["artifacts"] if a["artifactId"] == "response"]
     assert len(found) == 1, f'expected one artifact "response", got {len(found)}'
     text = "".join(p.get("text", "") for p in found[0]["parts"])
-    answer = world.notes["long answer"]
+    answer = earlier(world.streams.long_answer, "a long answer")
     assert text.endswith(answer), \
         f"expected the response artifact to end with the whole long answer ({len(answer)} characters), " \
         f"got {len(text)} characters"
@@ -162,7 +163,7 @@ def _(world: Any) -> None:
 
 
 @then("the subscribers' events match the snapshot")
-def _(world: Any, snapshot_json: Any) -> None:
+def _(world: World, snapshot_json: Any) -> None:
     first, *others = (summary(s.events, task_id(world), world.context_id) for s in subscriber_streams(world))
     assert all(other == first for other in others), "expected every subscriber to get the same events, got:\n" + \
         "\n--\n".join("\n".join(lines) for lines in [first, *others])
@@ -175,7 +176,7 @@ def _(world: Any, snapshot_json: Any) -> None:
 
 
 @then(parsers.re(rf"both streams start with the task {STATE} and end with the task (?P<end>[a-z-]+)$"))
-def _(world: Any, state: str, end: str) -> None:
+def _(world: World, state: str, end: str) -> None:
     for stream in subscriber_streams(world):
         assert stream.error is None and stream.events, f"expected a stream of events, got {stream}"
         assert stream.events[0]["task"]["status"]["state"] == STATES[state], \
@@ -185,7 +186,7 @@ def _(world: Any, state: str, end: str) -> None:
 
 
 @then("both streams carry the same events in the same order")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.5.2: every stream of a task gets the same events in the same order, from the moment it attached
     first, second = (stream.events[1:] for stream in subscriber_streams(world))
     shorter, longer = sorted((first, second), key=len)

@@ -24,7 +24,8 @@ from reference_server.conformance.steps.common import (
     write_json,
 )
 from reference_server.conformance.support.exchanges import BODY_CAP, shown
-from reference_server.conformance.support.replies import WireProblem, described
+from reference_server.conformance.support.replies import Reply, WireProblem, described
+from reference_server.conformance.world import World
 
 STATES = {
     "submitted": "TASK_STATE_SUBMITTED", "working": "TASK_STATE_WORKING", "completed": "TASK_STATE_COMPLETED",
@@ -47,32 +48,32 @@ def text_message(text: str, *, context_id: str | None = None, task_id: str | Non
     return message
 
 
-def send(world: Any, message: dict[str, Any], **configuration: Any) -> Any:
+def send(world: World, message: dict[str, Any], **configuration: Any) -> Reply | None:
     """SendMessage (blocking unless told otherwise); remembers the task as "the task" and by its text."""
     params: dict[str, Any] = {"message": message, "configuration": configuration}
-    world.stream, world.notes["last send"] = None, params
+    world.stream, world.sent.last = None, params
     try:
-        world.reply = world.client().call("SendMessage", params)
+        reply = world.reply = world.client().call("SendMessage", params)
     except httpx.TransportError as error:  # a connection closed unanswered: only a fault the message asked for
         if not world.ours:
             raise  # another server's: the failure it is, said as such (conformance/support/reasons.py)
-        world.reply, world.notes["no answer"] = None, error
+        world.reply, world.sent.no_answer = None, error
         return None
     except (json.JSONDecodeError, WireProblem) as error:  # an answer that is not JSON: the same
         body = not_json(world, error) if world.ours else None  # another server: the failure it is
         if body is None:  # another problem of the answer's shape: the failure it is
             raise
-        world.reply, world.notes["not json"] = None, body
+        world.reply, world.sent.not_json = None, body
         return None
-    body = world.reply.body
-    task = body.get("task") if world.reply.error is None and isinstance(body, dict) else None
+    body = reply.body
+    task = body.get("task") if reply.error is None and isinstance(body, dict) else None
     if task is not None:
         remember(world, task)
         remember(world, task, "".join(part.get("text", "") for part in message["parts"]))
-    return world.reply
+    return reply
 
 
-def not_json(world: Any, error: Exception) -> str | None:
+def not_json(world: World, error: Exception) -> str | None:
     """The body of the last answer when it is not JSON (what the client could not read), else None."""
     if isinstance(error, json.JSONDecodeError):
         return error.doc
@@ -87,7 +88,7 @@ def not_json(world: Any, error: Exception) -> str | None:
     return None
 
 
-def remember(world: Any, task: dict[str, Any], label: str = "the task") -> None:
+def remember(world: World, task: dict[str, Any], label: str = "the task") -> None:
     """Label → task id; "the task" is the latest, and the one before it stays known as "the previous task"."""
     the_id = field_of(task, "id", "a task")
     if label == "the task":
@@ -95,28 +96,28 @@ def remember(world: Any, task: dict[str, Any], label: str = "the task") -> None:
         if "the task" in world.tasks:
             world.tasks["the previous task"] = world.tasks["the task"]
         world.context_id = context_id
-        world.notes.setdefault("contexts", []).append(context_id)
+        world.contexts.append(context_id)
     world.tasks[label] = the_id
-    world.notes.setdefault("seen", {})[label] = task
+    world.tasks_seen[label] = task
 
 
-def task_id(world: Any, label: str = "the task") -> str:
+def task_id(world: World, label: str = "the task") -> str:
     assert label in world.tasks, f'expected an earlier answer to have given {label_said(label)}, none did'
-    return world.tasks[label]  # type: ignore[no-any-return]
+    return world.tasks[label]
 
 
-def seen_task(world: Any, label: str = "the task") -> dict[str, Any]:
+def seen_task(world: World, label: str = "the task") -> dict[str, Any]:
     """The task an earlier answer gave, as it gave it."""
-    seen = world.notes.get("seen", {})
+    seen = world.tasks_seen
     assert label in seen, f'expected an earlier answer to have given {label_said(label)}, none did'
-    return seen[label]  # type: ignore[no-any-return]
+    return seen[label]
 
 
 def label_said(label: str) -> str:
     return "a task" if label == "the task" else label if label.startswith("the ") else f'the task "{label}"'
 
 
-def the_task(world: Any) -> dict[str, Any]:
+def the_task(world: World) -> dict[str, Any]:
     """The task the last answer carried (SendMessage wraps it in {"task": …})."""
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
@@ -163,7 +164,7 @@ def quoted(text: str) -> list[str]:
 
 
 @contextmanager
-def as_caller(world: Any, name: str) -> Iterator[None]:
+def as_caller(world: World, name: str) -> Iterator[None]:
     """Speak as another caller of the scenario for one step, with that caller's own key."""
     saved = world.caller, world.key
     world.caller, world.key = name, world.keys[name]
@@ -177,7 +178,7 @@ def as_caller(world: Any, name: str) -> Iterator[None]:
 
 
 @given(parsers.parse('the workspace also has the caller "{name}"'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     callers = workspace_of(world).callers_file
     world.keys[name] = new_key()
     write_json(callers, [*json.loads(callers.read_text()), {"name": name, "key": world.keys[name]}])
@@ -187,12 +188,12 @@ def _(world: Any, name: str) -> None:
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)"$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     send(world, text_message(text))
 
 
 @when(parsers.re(r'the caller sends (?P<texts>"[^"]*"(?:, "[^"]*")* and "[^"]*")$'))
-def _(world: Any, texts: str) -> None:
+def _(world: World, texts: str) -> None:
     for text in quoted(texts):
         send(world, text_message(text))
         assert world.reply is not None and world.reply.error is None, \
@@ -200,102 +201,102 @@ def _(world: Any, texts: str) -> None:
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" in the same context$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     send(world, text_message(text, context_id=world.context_id))
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" in the context "(?P<context>[^"]*)"$'))
-def _(world: Any, text: str, context: str) -> None:
+def _(world: World, text: str, context: str) -> None:
     send(world, text_message(text, context_id=context))
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" without waiting$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     send(world, text_message(text), returnImmediately=True)
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" with a history length of (?P<length>\d+)$'))
-def _(world: Any, text: str, length: str) -> None:
+def _(world: World, text: str, length: str) -> None:
     send(world, text_message(text), historyLength=int(length))
 
 
 @when(parsers.re(r'the caller answers "(?P<text>[^"]*)"$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     send(world, text_message(text, context_id=world.context_id, task_id=task_id(world)))
 
 
 @when(parsers.re(r'the caller answers "(?P<text>[^"]*)" to the task "(?P<label>[^"]+)"$'))
-def _(world: Any, text: str, label: str) -> None:
+def _(world: World, text: str, label: str) -> None:
     task = seen_task(world, label)
     send(world, text_message(text, context_id=task["contextId"], task_id=task["id"]))
 
 
 @when(parsers.re(r'the caller answers "(?P<text>[^"]*)" in the context "(?P<context>[^"]*)"$'))
-def _(world: Any, text: str, context: str) -> None:
+def _(world: World, text: str, context: str) -> None:
     send(world, text_message(text, context_id=context, task_id=task_id(world)))
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" to the task$'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     send(world, text_message(text, task_id=task_id(world)))
 
 
 @when(parsers.re(r'the caller sends "(?P<text>[^"]*)" to the task "(?P<task>[^"]+)"$'))
-def _(world: Any, text: str, task: str) -> None:
+def _(world: World, text: str, task: str) -> None:
     send(world, text_message(text, task_id=world.tasks.get(task, task)))
 
 
 @when(parsers.parse("the caller sends the message {message}"))
-def _(world: Any, message: str) -> None:
+def _(world: World, message: str) -> None:
     world.seen.invalid_input = True  # what an answer that takes it echoes is CORE-ERR-002's finding
     try:
         send(world, json.loads(message))
     except WireProblem as problem:  # another server's answer that is no A2A answer at all (a 5xx page): the Then
         if world.ours:  # steps say which requirement that fails
             raise
-        world.reply, world.notes["unreadable"] = None, str(problem)
+        world.reply, world.sent.unreadable = None, str(problem)
 
 
 # --- get, cancel ---
 
 
-def get_task(world: Any, **params: Any) -> Any:
+def get_task(world: World, **params: Any) -> Reply:
     world.stream = None
-    world.reply = world.client().call("GetTask", {"id": task_id(world), **params})
-    return world.reply
+    reply = world.reply = world.client().call("GetTask", {"id": task_id(world), **params})
+    return reply
 
 
-def cancel_task(world: Any) -> Any:
+def cancel_task(world: World) -> Reply:
     world.stream = None
     started = time.monotonic()
-    world.reply = world.client().call("CancelTask", {"id": task_id(world)})
-    world.notes["cancel seconds"] = time.monotonic() - started
-    return world.reply
+    reply = world.reply = world.client().call("CancelTask", {"id": task_id(world)})
+    world.cancel_seconds = time.monotonic() - started
+    return reply
 
 
 @when(parsers.re(r'the caller gets the task "(?P<task>[^"]+)"$'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     world.stream = None
     world.reply = world.client().call("GetTask", {"id": world.tasks.get(task, task)})
 
 
 @when("the caller gets the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     get_task(world)
 
 
 @when(parsers.parse("the caller gets the task with a history length of {length:d}"))
-def _(world: Any, length: int) -> None:
+def _(world: World, length: int) -> None:
     get_task(world, historyLength=length)
 
 
 @when("the caller cancels the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     cancel_task(world)
 
 
 @when(parsers.re(r'"(?P<name>[a-z0-9-]+)" (?P<action>gets|cancels) the task$'))
-def _(world: Any, name: str, action: str) -> None:
+def _(world: World, name: str, action: str) -> None:
     with as_caller(world, name):
         if action == "gets":
             get_task(world)
@@ -304,13 +305,13 @@ def _(world: Any, name: str, action: str) -> None:
 
 
 @when(parsers.re(r'"(?P<name>[a-z0-9-]+)" answers "(?P<text>[^"]*)"$'))
-def _(world: Any, name: str, text: str) -> None:
+def _(world: World, name: str, text: str) -> None:
     with as_caller(world, name):
         send(world, text_message(text, context_id=world.context_id, task_id=task_id(world)))
 
 
 @when(parsers.re(r'"(?P<name>[a-z0-9-]+)" sends "(?P<text>[^"]*)"$'))
-def _(world: Any, name: str, text: str) -> None:
+def _(world: World, name: str, text: str) -> None:
     with as_caller(world, name):
         send(world, text_message(text))
     assert world.reply is not None and world.reply.error is None, \
@@ -321,17 +322,17 @@ def _(world: Any, name: str, text: str) -> None:
 
 
 @then(parsers.re(rf"the task is {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     got = state_of_task(the_task(world))
     assert got == STATES[state], f"expected the task {state} ({STATES[state]}), got it {state_name(got)}"
 
 
 @given(parsers.re(rf"the task is {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     reached_state(world, state)
 
 
-def reached_state(world: Any, state: str) -> None:
+def reached_state(world: World, state: str) -> None:
     """What a scenario starts from: on another server a task the answer gave while it still ran is read again
     until it gets there (whether a send waits is CORE-EXECUTION-MODE-001's); one that never does cannot start it."""
     got = state_of_task(the_task(world))
@@ -348,7 +349,7 @@ def reached_state(world: Any, state: str) -> None:
 
 
 @then(parsers.re(rf"the task becomes {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     def reached() -> bool:
         return get_task(world).error is None and the_task(world)["status"]["state"] == STATES[state]
 

@@ -11,37 +11,38 @@ import httpx
 from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.capabilities import capability
-from reference_server.conformance.steps.common import field_of
+from reference_server.conformance.steps.common import answer_of, field_of
 from reference_server.conformance.steps.tasks import task_id, text_message
 from reference_server.conformance.support.answers import MALFORMED
 from reference_server.conformance.support.exchanges import body_text, shown
 from reference_server.conformance.support.raw import raw_request
 from reference_server.conformance.support.replies import Reply, json_of
 from reference_server.conformance.support.schemas import assert_valid
+from reference_server.conformance.world import World, earlier
 
 
 @given(parsers.parse('the caller sends A2A-Version "{version}" as a query parameter only'))
-def _(world: Any, version: str) -> None:
+def _(world: World, version: str) -> None:
     world.version = version
-    world.notes["version_in_query"] = True
+    world.version_in_query = True
 
 
 @given("the caller sends no A2A-Version")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     world.version = ""
 
 
 @when(parsers.parse('the caller calls the 0.3 method "{method}"'))
-def _(world: Any, method: str) -> None:
+def _(world: World, method: str) -> None:
     _call_v03(world, method, world.version)
 
 
 @when(parsers.parse('the caller calls the 0.3 method "{method}" as A2A 1.0'))
-def _(world: Any, method: str) -> None:
+def _(world: World, method: str) -> None:
     _call_v03(world, method, "1.0")
 
 
-def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
+def _call_v03(world: World, method: str, sent_version: str | None) -> None:
     client = world.client(version="0.3")
     client.sent_version = sent_version or ""
     request_id = client.next_id()
@@ -51,7 +52,7 @@ def _call_v03(world: Any, method: str, sent_version: str | None) -> None:
 
 
 @when(parsers.parse("the caller posts the JSON-RPC body {body}"))
-def _(world: Any, body: str) -> None:
+def _(world: World, body: str) -> None:
     client = world.client()
     response = world.http.post(world.jsonrpc_path, content=body.encode(), headers={**client.headers(),
                                                                        "Content-Type": "application/json"})
@@ -82,7 +83,7 @@ def _sent_id(body: str) -> Any:
     return None
 
 
-def raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any, path: str | None = None) -> Reply:
+def raw_jsonrpc(world: World, method: str, params: dict[str, Any], request_id: Any, path: str | None = None) -> Reply:
     """A JSON-RPC request made by hand (its id as given), read as the client reads an answer."""
     client = world.client()
     body = {"jsonrpc": "2.0", "id": request_id, "method": method, "params": params}
@@ -92,24 +93,24 @@ def raw_jsonrpc(world: Any, method: str, params: dict[str, Any], request_id: Any
 
 
 @when(parsers.parse("the caller fetches the extended agent card with the JSON-RPC id {request_id}"))
-def _(world: Any, request_id: str) -> None:
+def _(world: World, request_id: str) -> None:
     world.reply = raw_jsonrpc(world, "GetExtendedAgentCard", {}, json.loads(request_id))
 
 
 @when(parsers.parse("the caller sends a message with the JSON-RPC id {request_id}"))
-def _(world: Any, request_id: str) -> None:
+def _(world: World, request_id: str) -> None:
     # SendMessage: the one operation every server answers with a result (A2A §3.1.1)
     message = {**text_message("A message of the conformance suite")}
     world.reply = raw_jsonrpc(world, "SendMessage", {"message": message}, json.loads(request_id))
 
 
 @when(parsers.parse('the caller gets the task "{task_id}" with the JSON-RPC id "{request_id}"'))
-def _(world: Any, task_id: str, request_id: str) -> None:
+def _(world: World, task_id: str, request_id: str) -> None:
     world.reply = raw_jsonrpc(world, "GetTask", {"id": task_id}, request_id)
 
 
 @then(parsers.parse("the answer carries the JSON-RPC id {request_id}"))
-def _(world: Any, request_id: str) -> None:
+def _(world: World, request_id: str) -> None:
     expected = json.loads(request_id)
     reply = world.reply
     assert reply is not None, f"expected an answer with the JSON-RPC id {request_id}, got no answer"
@@ -119,16 +120,15 @@ def _(world: Any, request_id: str) -> None:
 
 
 @when(parsers.parse('the caller fetches the extended agent card at "{path}"'))
-def _(world: Any, path: str) -> None:
+def _(world: World, path: str) -> None:
     world.reply = raw_jsonrpc(world, "GetExtendedAgentCard", {}, 1, path)
 
 
 
 @when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) (?P<route>/\S*)$"))
-def _(world: Any, verb: str, route: str) -> None:
+def _(world: World, verb: str, route: str) -> None:
     client = world.client()
     response = world.http.request(verb, world.rest_prefix + route, headers=client.headers())
-    world.notes["response"] = response
     if response.status_code != 200:
         world.reply = client.rest_reply(response, None)
     else:
@@ -136,7 +136,7 @@ def _(world: Any, verb: str, route: str) -> None:
 
 
 @when(parsers.parse('the caller sends "{text}" in the 0.3 proto shape'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     """The body the Python SDK's 0.3 HTTP+JSON transport sends (REAL-CLIENTS §4.5), answered in the same proto."""
     assert world.protocol.binding == "rest", "the 0.3 proto shape is the 0.3 HTTP+JSON body"
     client = world.client()
@@ -148,9 +148,10 @@ def _(world: Any, text: str) -> None:
 
 
 @then("the answer is in the 0.3 proto shape")
-def _(world: Any) -> None:
-    assert_valid(world.reply.body, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse")
-    task = world.reply.body["task"]
+def _(world: World) -> None:
+    body = answer_of(world).body
+    assert_valid(body, "urn:a2a:v0.3-proto#/$defs/SendMessageResponse")
+    task = body["task"]
     assert task["status"]["state"].startswith("TASK_STATE_"), \
         f"expected a proto enum name (TASK_STATE_…), got the status {shown(task['status'])}"
     assert all("content" in m and "parts" not in m for m in task["history"]), \
@@ -159,8 +160,8 @@ def _(world: Any) -> None:
         f"expected no kind in the messages of the history, got {shown(task['history'])}"
 
 
-def _extended_card_as_declared(world: Any) -> None:
-    reply = world.reply
+def _extended_card_as_declared(world: World) -> None:
+    reply = answer_of(world)
     if capability(world, "extendedAgentCard"):
         assert reply.http_status == 200, \
             f"expected HTTP 200 and the extended card, which the card declares, got HTTP {reply.http_status}: {reply}"
@@ -172,7 +173,7 @@ def _extended_card_as_declared(world: Any) -> None:
 
 
 @then(parsers.parse("the answer is HTTP {status:d} {outcome}"))
-def _(world: Any, status: int, outcome: str) -> None:
+def _(world: World, status: int, outcome: str) -> None:
     reply = world.reply
     assert reply is not None, f"expected HTTP {status} {outcome}, got no answer"
     if outcome == "as the card declares it":
@@ -220,7 +221,7 @@ def _(world: Any, status: int, outcome: str) -> None:
 
 
 @when("the caller sends a GET to the JSON-RPC endpoint")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     client = world.client()
     response = world.http.get(world.jsonrpc_path, headers=client.headers())
     assert response.status_code == 405 and response.headers.get("Allow") == "POST", \
@@ -230,7 +231,7 @@ def _(world: Any) -> None:
 
 
 @when("the caller posts a JSON-RPC body that is not UTF-8")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     client = world.client()
     body = '{"jsonrpc": "2.0", "id": 1, "method": "GetTask", "params": {"id": "é"}}'.encode("latin-1")
     response = world.http.post(world.jsonrpc_path, content=body,
@@ -239,10 +240,10 @@ def _(world: Any) -> None:
 
 
 @when(parsers.re(r"the caller requests (?P<verb>GET|POST|PUT|PATCH|DELETE) on the server path (?P<path>\S+)$"))
-def _(world: Any, verb: str, path: str) -> None:
+def _(world: World, verb: str, path: str) -> None:
     client = world.client()
     answer = raw_request(world.server.url, verb, path, client.headers())  # the path byte for byte
-    world.notes["raw"] = answer
+    world.raw = answer
     response = httpx.Response(answer.status, headers=answer.headers, content=answer.body)
     if answer.status == 200:
         world.reply = Reply(200, body=answer.json())
@@ -251,8 +252,8 @@ def _(world: Any, verb: str, path: str) -> None:
 
 
 @then("the server refuses it as unauthenticated")
-def _(world: Any) -> None:
-    answer = world.notes["raw"]
+def _(world: World) -> None:
+    answer = earlier(world.raw, "a request sent byte for byte")
     assert answer.status == 401, \
         f"expected HTTP 401, got HTTP {answer.status}: {body_text(answer.body, 'application/json')}"
     assert "WWW-Authenticate" in httpx.Headers(answer.headers), \
@@ -265,8 +266,8 @@ def _(world: Any) -> None:
 
 
 @then("the server knows no such route")
-def _(world: Any) -> None:
-    answer = world.notes["raw"]
+def _(world: World) -> None:
+    answer = earlier(world.raw, "a request sent byte for byte")
     assert answer.status == 404, \
         f"expected HTTP 404, got HTTP {answer.status}: {body_text(answer.body, 'application/json')}"
     assert answer.json()["error"]["status"] == "NOT_FOUND", \
@@ -274,7 +275,7 @@ def _(world: Any) -> None:
 
 
 @when("the caller cancels the task with an empty body")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     client = world.client()
     path = f"{world.rest_prefix}/tasks/{task_id(world)}:cancel"
     # REAL-CLIENTS §7.3: the JS client sends no body at all, with Content-Type: application/json
@@ -283,7 +284,7 @@ def _(world: Any) -> None:
 
 
 @when("the caller subscribes to the task with GET")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     client = world.client()
     world.reply = None
     world.stream = client.sse("GET", f"{client.rest_prefix}/tasks/{task_id(world)}:subscribe", {}, request_id=None)
