@@ -29,6 +29,8 @@ T = TypeVar("T")
 
 @dataclass(frozen=True)
 class Protocol:
+    """What one run of a scenario speaks: a binding and an A2A version."""
+
     binding: str  # "jsonrpc", "rest", or "none" for discovery
     version: str  # "1.0" or "0.3"
 
