@@ -9,11 +9,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from support.design import DesignState
 from support.live import LiveServer, settings_for
 from syrupy.extensions.json import JSONSnapshotExtension
 
 from reference_server.conformance.plugin import remove_roots
 from reference_server.conformance.support.target import TARGET_URL
+from reference_server.conformance.world import ServerFactory, ServerUnderTest
 
 pytest_plugins = ["reference_server.conformance.plugin"]
 
@@ -33,12 +35,12 @@ _SERVERS: dict[tuple[Any, ...], LiveServer] = {}
 
 
 @pytest.fixture(scope="session")
-def server_factory() -> Iterator[Any]:
+def server_factory() -> Iterator[ServerFactory]:
     """Live reference servers, one per distinct configuration, shared by the whole session; with A2A_TARGET_URL, the
     other server (the plugin's own server_factory)."""
     from reference_server.conformance.plugin import target
 
-    def get(*, with_notifier: bool = True, **overrides: Any) -> Any:
+    def get(*, with_notifier: bool = True, **overrides: Any) -> ServerUnderTest:
         if TARGET_URL:
             if with_notifier is False or overrides:
                 pytest.skip("needs the reference server started with other settings")
@@ -53,6 +55,12 @@ def server_factory() -> Iterator[Any]:
         server.stop()
     _SERVERS.clear()
     remove_roots()
+
+
+@pytest.fixture
+def design() -> DesignState:
+    """What the design's own steps keep in a scenario (tests/support/design.py), beside the portable steps' World."""
+    return DesignState()
 
 
 class SpecJSONExtension(JSONSnapshotExtension):

@@ -2,9 +2,9 @@
 tagged with (spec/requirements.toml), one verdict per protocol, for the console, reports/conformance.json and the
 living page. A failed MUST fails the run; a failed SHOULD is a warning, a failed MAY information.
 
-What the answers broke of their schemas is recorded beside the scenarios (conformance/support/client.py Seen) and counts
-once, under the requirement its rule belongs to (conformance/support/schemas.py Violation.requirement), each distinct
-violation listed once with where it was seen first; it does not fail the scenario that happened to see it."""
+What the answers broke of their schemas is recorded beside the scenarios (conformance/support/replies.py Seen) and
+counts once, under the requirement its rule belongs to (conformance/support/schemas.py Violation.requirement), each
+distinct violation listed once with where it was seen first; it does not fail the scenario that happened to see it."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """The pytest plugin of the executable spec: each scenario run once per protocol (binding and A2A version), the
 server under test (a live reference server, or another one at A2A_TARGET_URL, discovered first), the World a
-scenario's steps share, and the per-scenario results that `reference-server conformance` turns into its report.
+scenario's steps share (world.py), and the per-scenario results that `reference-server conformance` turns into its
+report.
 
 The portable step definitions are imported here, so that every scenario sees them; the repository's tests/conftest.py
 loads this plugin and adds the design's own steps and the snapshots."""
@@ -12,25 +13,23 @@ import inspect
 import json
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from pytest_bdd.scenario import scenario_wrapper_template_registry
 
 from reference_server.conformance import catalogue
 from reference_server.conformance.by_requirement import NOT_OFFERED
-from reference_server.conformance.support.client import CLIENT_TLS, A2AClient, NotServed, Seen
-from reference_server.conformance.support.conventions import TCK_CONVENTIONS, Conventions, Unusable
+from reference_server.conformance.support.client import CLIENT_TLS
+from reference_server.conformance.support.conventions import Unusable
 from reference_server.conformance.support.exchanges import recording_client
 from reference_server.conformance.support.health import troubled
 from reference_server.conformance.support.reasons import failure_text
-from reference_server.conformance.support.schemas import assert_valid, violations
+from reference_server.conformance.support.replies import NotServed, Seen
 from reference_server.conformance.support.target import TARGET_URL, TargetServer, discover, offers
-from reference_server.model.caller import Workspace
+from reference_server.conformance.world import Protocol, ServerFactory, ServerUnderTest, World
 
 PORTABLE_FOLDER = "a2a/"  # spec/features/a2a/: what A2A asks of every server, driven by the TCK's or ACTS's conventions
 
@@ -50,7 +49,10 @@ from reference_server.conformance.steps.capabilities import *  # noqa: E402,F403
 from reference_server.conformance.steps.cards import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.common import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.data_model import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.error_table import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.errors import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.limits import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.listing import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.notifications import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.operations import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.pages import *  # noqa: E402,F403  # noqa: E402,F403
@@ -58,6 +60,8 @@ from reference_server.conformance.steps.prefixes import *  # noqa: E402,F403  # 
 from reference_server.conformance.steps.push import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.streaming import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.streams import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.subscribers import *  # noqa: E402,F403  # noqa: E402,F403
+from reference_server.conformance.steps.task_contents import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.tasks import *  # noqa: E402,F403  # noqa: E402,F403
 from reference_server.conformance.steps.wire import *  # noqa: E402,F403  # noqa: E402,F403
 
@@ -78,16 +82,6 @@ def _remembered_step_definitions(step: Any, fixturemanager: Any, node: Any) -> l
 
 
 setattr(_BDD_SCENARIO, "find_fixturedefs_for_step", _remembered_step_definitions)  # noqa: B010
-
-
-@dataclass(frozen=True)
-class Protocol:
-    binding: str  # "jsonrpc", "rest", or "none" for discovery
-    version: str  # "1.0" or "0.3"
-
-    @property
-    def id(self) -> str:
-        return f"{self.binding}-{self.version}"
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -144,12 +138,12 @@ def pytest_sessionstart(session: pytest.Session) -> None:
 
 
 @pytest.fixture(scope="session")
-def server_factory() -> Iterator[Any]:
+def server_factory() -> Iterator[ServerFactory]:
     """The server under test: another one, discovered from A2A_TARGET_URL. The repository's tests/conftest.py gives
     live reference servers instead (one per distinct configuration); `reference-server conformance` without a URL
     starts one and names it here."""
 
-    def get(*, with_notifier: bool = True, **overrides: Any) -> Any:
+    def get(*, with_notifier: bool = True, **overrides: Any) -> ServerUnderTest:
         if not TARGET_URL:
             pytest.exit("no server under test: give its URL (A2A_TARGET_URL)", returncode=3)
         if with_notifier is False or overrides:
@@ -168,120 +162,8 @@ def remove_roots() -> None:
     ROOTS.clear()
 
 
-@dataclass
-class World:
-    """What a scenario has set up and seen so far (steps read and write it)."""
-
-    server: Any  # the server under test: a live reference server, or another one (support/target.py)
-    protocol: Protocol
-    http: httpx.Client
-    root: Path
-    workspaces: dict[str, Workspace] = field(default_factory=dict)
-    keys: dict[str, str] = field(default_factory=dict)  # caller name → key
-    caller: str | None = None
-    key: str | None = None
-    version: str | None = None
-    reply: Any = None
-    stream: Any = None
-    card: Any = None
-    tasks: dict[str, str] = field(default_factory=dict)  # label → task id
-    context_id: str | None = None
-    notes: dict[str, Any] = field(default_factory=dict)
-    cleanups: list[Callable[[], object]] = field(default_factory=list)  # run when the scenario ends
-    tags: frozenset[str] = frozenset()  # the scenario's tags: its feature's, its own and its Examples'
-    level: str | None = None  # what the scenario proves (catalogue.py level_of)
-    seen: Seen = field(default_factory=Seen)  # every exchange, and what its answers broke (support/client.py)
-
-    def client(self, *, version: str | None = None, binding: str | None = None) -> A2AClient:
-        """A client for this scenario's protocol (or another binding), caller key and A2A-Version choices."""
-        binding = binding or (self.protocol.binding if self.protocol.binding != "none" else "jsonrpc")
-        dialect = version or self.protocol.version
-        jsonrpc_path, rest_prefix = self.paths(dialect)
-        return A2AClient(self.http, binding=binding, version=dialect, key=self.key,
-                         sent_version=self.version, version_in_query=bool(self.notes.get("version_in_query")),
-                         jsonrpc_path=jsonrpc_path, rest_prefix=rest_prefix, strict=self.ours,
-                         version_header=self.notes.get("version header", "A2A-Version"), seen=self.seen)
-
-    def paths(self, version: str | None = None) -> tuple[str, str]:
-        """The JSON-RPC URL and the HTTP+JSON prefix the card gives for this version (the protocol's by default)."""
-        binding = self.protocol.binding if self.protocol.binding != "none" else "jsonrpc"
-        found: tuple[str, str] = self.server.paths(binding, version or self.protocol.version)
-        if not any(found):
-            found = self.server.paths(binding, self.protocol.version)
-        return found
-
-    def server_bindings(self) -> set[str]:
-        """The bindings the server offers in this scenario's version."""
-        if not self.external:
-            return {"jsonrpc", "rest"}
-        interfaces: list[tuple[str, str]] = getattr(self.server, "interfaces", [])  # another server's, discovered
-        return {b for b, v in interfaces if v == self.protocol.version}
-
-    def on_binding(self, binding: str, call: tuple[str, dict[str, Any]]) -> Any:
-        """The same call (operation, params) made on another binding, as this scenario's caller."""
-        operation, params = call
-        return self.client(binding=binding).call(operation, params)
-
-    @property
-    def jsonrpc_path(self) -> str:
-        return self.paths()[0]
-
-    @property
-    def rest_prefix(self) -> str:
-        return self.paths()[1]
-
-    @property
-    def agent(self) -> Conventions:
-        """How a scenario asks the agent for a behaviour: the TCK's prefixes on this server (whose agent follows
-        ACTS's too), what the probe learned on another (conformance/support/conventions.py)."""
-        agent = getattr(self.server, "agent", None)
-        return agent if agent is not None else TCK_CONVENTIONS
-
-    def check(self, payload: Any, ref: str, what: str) -> None:
-        """A payload against its schema, as the client checks every answer: this server fails at once, another
-        server's violations are recorded under their own requirements and the step goes on to its own check."""
-        if self.ours:
-            assert_valid(payload, ref)
-        else:
-            self.seen.record(what, violations(payload, ref))
-
-    def new_http(self, base_url: str | None = None) -> httpx.Client:
-        """An HTTP client of this scenario, its exchanges recorded."""
-        return recording_client(base_url or self.server.url, self.seen.exchanges, verify=CLIENT_TLS)
-
-    @property
-    def external(self) -> bool:
-        """The server under test is another implementation (A2A_TARGET_URL), not a live reference server."""
-        return bool(TARGET_URL)
-
-    @property
-    def ours(self) -> bool:
-        """Whether this server's own wording, error names and violation format are checked too: when the server
-        under test is the live reference server, or the scenario is about a convention of this server."""
-        return not self.external or self.level == "server"
-
-    def asserts(self, level: str) -> bool:
-        """Whether a check of this level ("must", "should", "may") belongs to this scenario. Against another
-        server a step checks only what the scenario's level requires: a @must scenario its MUSTs, a @should one
-        its SHOULDs and MUSTs, a @may one everything; this server is held to all of it."""
-        scenario = self.level
-        if self.ours or scenario not in catalogue.SPEC_LEVELS:
-            return True
-        order = catalogue.SPEC_LEVELS
-        return order.index(level) <= order.index(scenario)
-
-    def use_server(self, server: Any) -> None:
-        """Move this scenario's workspaces to another server (one with other settings)."""
-        for workspace in self.workspaces.values():
-            self.server.workspaces.remove(workspace)
-            server.workspaces.add(workspace)
-        self.server = server
-        self.http.close()
-        self.http = self.new_http(server.url)
-
-
 @pytest.fixture
-def world(server_factory: Any, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
+def world(server_factory: ServerFactory, protocol: Protocol, request: pytest.FixtureRequest) -> Iterator[World]:
     server = server_factory()
     if TARGET_URL and not offers(server, protocol.binding, protocol.version):
         pytest.skip(f"{NOT_OFFERED}the target's card offers no {protocol.binding} interface in A2A {protocol.version}")

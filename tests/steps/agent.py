@@ -10,10 +10,14 @@ import re
 from typing import Any
 
 from pytest_bdd import given, parsers, then, when
+from support.design import DesignState
+from support.live import live
 
+from reference_server.agent.notifier import LoggingNotifier
 from reference_server.conformance.steps.common import wait_until, workspace_of, write_json
 from reference_server.conformance.steps.tasks import remember, response_text, send, text_message, the_task
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.world import World
 from steps.files import file_part
 from steps.lifecycle import INBOX_STAMP, SYSTEM_PROMPT_SCRIPT, inbox_files, session_records, the_prompt
 
@@ -24,30 +28,30 @@ HOPS = "volcanic.hops"  # design: the metadata key of the recursion guard
 
 
 @when(parsers.parse('the caller sends "{text}" with {hops:d} hops'))
-def _(world: Any, text: str, hops: int) -> None:
+def _(world: World, text: str, hops: int) -> None:
     send(world, {**text_message(text), "metadata": {HOPS: hops}})
 
 
 @when(parsers.parse('the caller sends "{text}" with the hop count {value}'))
-def _(world: Any, text: str, value: str) -> None:
+def _(world: World, text: str, value: str) -> None:
     send(world, {**text_message(text), "metadata": {HOPS: json.loads(value)}})
 
 
 @when(parsers.parse('the caller sends "{text}" with {hops:d} hops in the request metadata'))
-def _(world: Any, text: str, hops: int) -> None:
+def _(world: World, text: str, hops: int) -> None:
     world.stream = None
     world.reply = world.client().call("SendMessage", {"message": text_message(text), "metadata": {HOPS: hops}})
     if world.reply.error is None:
         remember(world, world.reply.body["task"])
 
 
-def _inbound(world: Any) -> list[dict[str, Any]]:
+def _inbound(world: World) -> list[dict[str, Any]]:
     scope = f"{workspace_of(world).scope_prefix}-a2a-{world.caller}_{world.context_id}"
-    return [event for event in world.server.inbound if event["scope"] == scope]
+    return [event for event in live(world.server).inbound if event["scope"] == scope]
 
 
 @then(parsers.parse('the session\'s event bus carried a2a.inbound with {hops:d} hops from "{caller}"'))
-def _(world: Any, hops: int, caller: str) -> None:
+def _(world: World, hops: int, caller: str) -> None:
     events = wait_until(lambda: _inbound(world), "a2a.inbound")
     assert [(e["hops"], e["caller"]) for e in events] == [(hops, caller)], \
         f'expected one a2a.inbound with {hops} hops from "{caller}", got {shown(events)}'
@@ -59,7 +63,7 @@ def _(world: Any, hops: int, caller: str) -> None:
 
 
 @then("the agent never saw the message")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     assert _inbound(world) == [], "expected no a2a.inbound for a refused message, but one was emitted"
     assert session_records(world, world.context_id) == [], "expected no prompt in the session, but it got one"
 
@@ -68,14 +72,14 @@ def _(world: Any) -> None:
 
 
 @when(parsers.parse('the caller sends a message with the text "{text}", the file "{name}" and the data {data}'))
-def _(world: Any, text: str, name: str, data: str) -> None:
+def _(world: World, design: DesignState, text: str, name: str, data: str) -> None:
     message = text_message(text)
-    message["parts"] += [file_part(world, name, f"the bytes of {name}".encode()), {"data": json.loads(data)}]
+    message["parts"] += [file_part(design, name, f"the bytes of {name}".encode()), {"data": json.loads(data)}]
     send(world, message)
 
 
 @then("the prompt the agent received starts with:")
-def _(world: Any, docstring: str) -> None:
+def _(world: World, docstring: str) -> None:
     header = " ".join(docstring.split())  # the docstring wraps the header; the prompt has it on one line
     prompt = the_prompt(world)
     assert prompt.startswith(header + "\n\n"), \
@@ -83,13 +87,13 @@ def _(world: Any, docstring: str) -> None:
 
 
 @then(parsers.parse('the prompt the agent received does not mention "{word}"'))
-def _(world: Any, word: str) -> None:
+def _(world: World, word: str) -> None:
     prompt = the_prompt(world)
     assert word not in prompt, f'expected the prompt not to mention "{word}", got:\n{prompt}'
 
 
 @then("the prompt the agent received matches the snapshot")
-def _(world: Any, snapshot_json: Any) -> None:
+def _(world: World, snapshot_json: Any) -> None:
     prompt = the_prompt(world)
     saved = inbox_files(world)
     assert len(saved) == 1, f"expected one file in the inbox, got {', '.join(p.name for p in saved) or 'none'}"
@@ -104,23 +108,23 @@ def _(world: Any, snapshot_json: Any) -> None:
 
 
 @given("the workspace has the files:")
-def _(world: Any, datatable: list[list[str]]) -> None:
+def _(world: World, datatable: list[list[str]]) -> None:
     for name, text in datatable[1:]:
         (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
 
 
 @given("the workspace's script answers \"system prompt\" with the system prompt")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     write_json(workspace_of(world).a2a_dir / "script.json", SYSTEM_PROMPT_SCRIPT)
 
 
 @when(parsers.parse('the owner writes "{text}" to {name}'))
-def _(world: Any, text: str, name: str) -> None:
+def _(world: World, text: str, name: str) -> None:
     (workspace_of(world).path / name).write_text(text + "\n", encoding="utf-8")
 
 
 @then(parsers.parse('the system prompt the agent used contains "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     system = response_text(the_task(world))  # the script answered with {system}
     assert system.startswith("You are the assistant of this workspace."), \
         f"expected the system prompt to start with the workspace's assistant, got:\n{system}"
@@ -128,7 +132,7 @@ def _(world: Any, text: str) -> None:
 
 
 @then(parsers.parse('the system prompt the agent used does not contain "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     system = response_text(the_task(world))
     assert system.startswith("You are the assistant of this workspace."), \
         f"expected the system prompt to start with the workspace's assistant, got:\n{system}"
@@ -139,14 +143,21 @@ def _(world: Any, text: str) -> None:
 
 
 @given("the server has an owner notifier")
-def _(world: Any) -> None:
-    assert world.server.notifier is not None, "expected the server to have an owner notifier, it has none"
-    world.notes["notified_before"] = len(world.server.notifier.sent)  # the server is shared by scenarios
+def _(world: World, design: DesignState) -> None:
+    notifier = live(world.server).notifier
+    assert isinstance(notifier, LoggingNotifier), \
+        "expected the server to have the log notifier, which keeps what it sent, it has " + (
+            "none" if notifier is None else "another")
+    design.notified_before = len(notifier.sent)  # the server is shared by scenarios
 
 
 @then(parsers.parse('the owner notifier got "{text}" from the caller'))
-def _(world: Any, text: str) -> None:
-    sent = world.server.notifier.sent[world.notes["notified_before"]:]
+def _(world: World, design: DesignState, text: str) -> None:
+    notifier = live(world.server).notifier
+    assert isinstance(notifier, LoggingNotifier), \
+        "expected the server to have the log notifier, which keeps what it sent, it has " + (
+            "none" if notifier is None else "another")
+    sent = notifier.sent[design.notified_before:]
     owner = next(iter(world.workspaces))
     got = [(n.owner_id, n.caller, n.text) for n in sent]
     assert got == [(owner, world.caller, text)], \

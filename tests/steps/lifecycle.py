@@ -16,12 +16,15 @@ from typing import Any
 
 import pytest
 from pytest_bdd import given, parsers, then, when
-from support.live import LiveServer
+from support.design import DesignState
+from support.live import LiveServer, live
 
-from reference_server.conformance.steps.common import TIMESTAMP, UUID, described, wait_until, workspace_of, write_json
+from reference_server.conformance.steps.common import TIMESTAMP, UUID, answer_of, wait_until, workspace_of, write_json
 from reference_server.conformance.steps.tasks import STATES, remember, status_text, task_id
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import assert_valid
+from reference_server.conformance.world import ServerFactory, World, earlier
 
 TASK_FILE = "urn:reference-server:task-file"
 INBOX_STAMP = r"\d{8}-\d{6}"
@@ -37,15 +40,15 @@ SYSTEM_PROMPT_SCRIPT = {  # docs/scripted-agent.md: {system} is the system promp
 # --- the workspace's files ---
 
 
-def task_file(world: Any, label: str = "the task") -> Path:
+def task_file(world: World, label: str = "the task") -> Path:
     return workspace_of(world).tasks_dir / f"{task_id(world, label)}.json"
 
 
-def read_task_file(world: Any, label: str = "the task") -> dict[str, Any]:
+def read_task_file(world: World, label: str = "the task") -> dict[str, Any]:
     return json.loads(task_file(world, label).read_text(encoding="utf-8"))  # type: ignore[no-any-return]
 
 
-def stored_task(world: Any, state: str) -> dict[str, Any]:
+def stored_task(world: World, state: str) -> dict[str, Any]:
     """A task file of the caller as the server writes it, in `state`, with one user message in its history."""
     task, context = str(uuid.uuid4()), str(uuid.uuid4())
     body = {
@@ -59,7 +62,7 @@ def stored_task(world: Any, state: str) -> dict[str, Any]:
     return body
 
 
-def session_records(world: Any, context_id: str) -> list[dict[str, Any]]:
+def session_records(world: World, context_id: str | None) -> list[dict[str, Any]]:
     """The JSONL of the context's session: design scope <ScopePrefix>-a2a-<caller>_<contextId>."""
     workspace = workspace_of(world)
     path = workspace.path / ".volcanic" / "sessions" / f"{workspace.scope_prefix}-a2a-{world.caller}_{context_id}.jsonl"
@@ -68,7 +71,7 @@ def session_records(world: Any, context_id: str) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def the_prompt(world: Any) -> str:
+def the_prompt(world: World) -> str:
     """The prompt the agent received for the latest message of the task (its user record in the JSONL)."""
     stored = read_task_file(world)
     message_id = [m for m in stored["history"] if m["role"] == "ROLE_USER"][-1]["messageId"]
@@ -78,7 +81,7 @@ def the_prompt(world: Any) -> str:
     return prompts[0]  # type: ignore[no-any-return]
 
 
-def inbox_files(world: Any) -> list[Path]:
+def inbox_files(world: World) -> list[Path]:
     inbox = workspace_of(world).path / "inbox"
     return sorted(inbox.iterdir()) if inbox.is_dir() else []
 
@@ -95,40 +98,41 @@ def extra_servers() -> Iterator[list[LiveServer]]:
         server.stop()
 
 
-def fresh_server(world: Any, extra_servers: list[LiveServer]) -> None:
+def fresh_server(world: World, extra_servers: list[LiveServer]) -> None:
     """Another server over the same workspaces: no live runs, no sessions, only the files (a restart).
 
     The previous server keeps running until the scenario ends: stopping it first could let its runs
     write their end. A scenario whose run outlives it starts on a server of its own, so that the run
     is stopped with that server instead of writing into the deleted workspace later.
     """
-    fresh = LiveServer(world.server.settings, with_notifier=world.server.notifier is not None).start()
+    server = live(world.server)
+    fresh = LiveServer(server.settings, with_notifier=server.notifier is not None).start()
     extra_servers.append(fresh)
     world.use_server(fresh)
 
 
 @given("the server has no owner notifier")
-def _(world: Any, server_factory: Any) -> None:
+def _(world: World, server_factory: ServerFactory) -> None:
     world.use_server(server_factory(with_notifier=False))
 
 
 @given(parsers.parse("the server caps file parts at {size:d} bytes"))
-def _(world: Any, server_factory: Any, size: int) -> None:
+def _(world: World, server_factory: ServerFactory, size: int) -> None:
     world.use_server(server_factory(max_file_bytes=size))
 
 
 @given(parsers.parse("the server allows {hops:d} hops"))
-def _(world: Any, server_factory: Any, hops: int) -> None:
+def _(world: World, server_factory: ServerFactory, hops: int) -> None:
     world.use_server(server_factory(max_hops=hops))
 
 
 @given("a server started for this scenario")
-def _(world: Any, extra_servers: list[LiveServer]) -> None:
+def _(world: World, extra_servers: list[LiveServer]) -> None:
     fresh_server(world, extra_servers)
 
 
 @when("the server restarts")
-def _(world: Any, extra_servers: list[LiveServer]) -> None:
+def _(world: World, extra_servers: list[LiveServer]) -> None:
     fresh_server(world, extra_servers)
 
 
@@ -136,14 +140,14 @@ def _(world: Any, extra_servers: list[LiveServer]) -> None:
 
 
 @given(parsers.parse("a task file of the caller in state {state}, as if the server had died mid-run"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     body = stored_task(world, state)
     write_json(workspace_of(world).tasks_dir / f"{body['id']}.json", body)
     remember(world, body)
 
 
 @given("the caller's task file is not valid JSON")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     body = stored_task(world, "completed")
     path = workspace_of(world).tasks_dir / f"{body['id']}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -152,7 +156,7 @@ def _(world: Any) -> None:
 
 
 @given(parsers.parse('"{path}" in the tasks folder holds a task of the caller with the id "{task}"'))
-def _(world: Any, path: str, task: str) -> None:
+def _(world: World, path: str, task: str) -> None:
     body = stored_task(world, "completed")
     body["id"] = task  # otherwise a well-formed task of this caller: only its id keeps it out of reach
     tasks_dir = workspace_of(world).tasks_dir
@@ -162,45 +166,47 @@ def _(world: Any, path: str, task: str) -> None:
 
 
 @when("the task file is set back to working, as a read made during its run saw it")
-def _(world: Any) -> None:
+def _(world: World, design: DesignState) -> None:
     stored = read_task_file(world)
     stored["status"] = {"state": STATES["working"], "timestamp": stored["status"]["timestamp"]}
     write_json(task_file(world), stored)
-    world.notes["stale_file"] = stored
+    design.stale_file = stored
 
 
 @when(parsers.parse('the owner deletes the task file of "{label}"'))
-def _(world: Any, label: str) -> None:
+def _(world: World, label: str) -> None:
     task_file(world, label).unlink()
 
 
 @when(parsers.parse('the owner edits the task file of "{label}" to say {state}'))
-def _(world: Any, label: str, state: str) -> None:
+def _(world: World, label: str, state: str) -> None:
     stored = read_task_file(world, label)
     stored["status"]["state"] = STATES[state]
     task_file(world, label).write_text(json.dumps(stored), encoding="utf-8")  # in place, as an editor may
 
 
 @then("the task file is no larger than twice the request that made it")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     assert world.reply is not None and world.reply.error is None, f"expected a task, got {described(world.reply)}"
     remember(world, world.reply.body["task"])
-    size, sent = task_file(world).stat().st_size, world.notes["sent_bytes"]
+    size, sent = task_file(world).stat().st_size, earlier(world.sent_bytes, "a request sent by hand")
     assert size <= 2 * sent, f"a request of {sent} bytes made a task file of {size} bytes"
 
 
 @then("the task file is not rewritten as failed")
-def _(world: Any) -> None:
+def _(world: World, design: DesignState) -> None:
     stored = read_task_file(world)
     # not one byte of it recovered as "server restarted"
-    assert stored == world.notes["stale_file"], f"expected the task file as it was, got {shown(stored)}"
-    assert world.reply.error is None, f"expected success, got {world.reply}"
+    assert stored == design.stale_file, f"expected the task file as it was, got {shown(stored)}"
+    reply = answer_of(world)
+    assert reply.error is None, f"expected success, got {reply}"
 
 
 @then(parsers.parse('the listed task is {state} with the status message "{text}"'))
-def _(world: Any, state: str, text: str) -> None:
-    assert world.reply.error is None, f"expected a list of tasks, got {world.reply}"
-    listed = [t for t in world.reply.body.get("tasks", []) if t["id"] == task_id(world)]
+def _(world: World, state: str, text: str) -> None:
+    reply = answer_of(world)
+    assert reply.error is None, f"expected a list of tasks, got {reply}"
+    listed = [t for t in reply.body.get("tasks", []) if t["id"] == task_id(world)]
     assert len(listed) == 1, f"expected the task listed once, got it {len(listed)} times"
     assert listed[0]["status"]["state"] == STATES[state], \
         f"expected the listed task {state}, got the status {shown(listed[0]['status'])}"
@@ -209,7 +215,7 @@ def _(world: Any, state: str, text: str) -> None:
 
 
 @then(parsers.parse('the task file says {state} with the status message "{text}"'))
-def _(world: Any, state: str, text: str) -> None:
+def _(world: World, state: str, text: str) -> None:
     stored = read_task_file(world)
     assert stored["status"]["state"] == STATES[state], \
         f"expected the task file to say {state}, got the status {shown(stored['status'])}"
@@ -222,7 +228,7 @@ def _(world: Any, state: str, text: str) -> None:
 
 
 @then("the task file is the task plus the caller and its push configs")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stored = read_task_file(world)
     assert_valid(stored, TASK_FILE)
     assert stored["caller"] == world.caller, f'expected the caller "{world.caller}" in the task file, got ' \
@@ -236,7 +242,7 @@ def _(world: Any) -> None:
 
 
 @then("the task file matches the snapshot")
-def _(world: Any, snapshot_json: Any) -> None:
+def _(world: World, snapshot_json: Any) -> None:
     stored = read_task_file(world)
     assert stored["id"] == task_id(world) and stored["contextId"] == world.context_id, (
         f'expected the task file of the task "{task_id(world)}" in the context "{world.context_id}", got the id '
@@ -268,7 +274,7 @@ def _(caplog: pytest.LogCaptureFixture) -> None:
 
 
 @then("no log line mentions the task or its file")
-def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture) -> None:
     # design: a malformed task file reads as missing, without a log line
     the_id = task_id(world)
     # the request log's line of the GetTask itself (0.3: tasks/get) is no line about the file
@@ -278,7 +284,7 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
 
 
 @then(parsers.parse("the server logs the task's end once with the state {state}"))
-def _(world: Any, caplog: pytest.LogCaptureFixture, state: str) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture, state: str) -> None:
     # design: a2a task <id> owner=<owner> caller=<name> state=<state> in <duration>
     line = re.compile(rf"^a2a task {task_id(world)} owner=(\S+) caller=(\S+) state=(\S+) in (\S+)$")
 

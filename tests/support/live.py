@@ -166,6 +166,13 @@ class LiveServer:
         self.thread.join(timeout)
 
 
+def live(server: object) -> LiveServer:
+    """The server under test as the live reference server it is in a design scenario (against another server those
+    scenarios do not run: the plugin skips them)."""
+    assert isinstance(server, LiveServer), "expected a live reference server under test, the scenario has another"
+    return server
+
+
 def one_caller_server(folder: Path, name: str, key: str, **overrides: Any) -> LiveServer:
     """A started server with one workspace in folder and one caller in it (the robustness runs' target)."""
     workspace = Workspace(folder / "ws")

@@ -12,20 +12,22 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import add_workspace, described, new_key, workspace_of, write_json
+from reference_server.conformance.steps.common import add_workspace, answer_of, new_key, workspace_of, write_json
 from reference_server.conformance.steps.prefixes import prefixed
 from reference_server.conformance.steps.tasks import as_caller
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.target import TARGET_LIMITED_KEY
+from reference_server.conformance.world import ServerFactory, World, earlier
 
 
-def _entries(world: Any) -> list[dict[str, Any]]:
+def _entries(world: World) -> list[dict[str, Any]]:
     entries: list[dict[str, Any]] = json.loads(workspace_of(world).callers_file.read_text())
     return entries
 
 
 @given("the caller presents its key as a bearer token")
-def _(world: Any) -> None:
-    world.notes["bearer"] = True
+def _(world: World) -> None:
+    world.bearer = True
 
 
 # what a request carries instead of the one X-API-Key header, by the words of the scenario
@@ -43,54 +45,54 @@ CREDENTIALS: dict[str, Any] = {
 
 
 @given(parsers.parse("the caller's request carries {credentials}"))
-def _(world: Any, credentials: str) -> None:
-    world.notes["credentials"] = CREDENTIALS[credentials](world.key)
+def _(world: World, credentials: str) -> None:
+    world.credentials = CREDENTIALS[credentials](world.key)
 
 
 @then(parsers.parse('the refusal says "{words}"'))
-def _(world: Any, words: str) -> None:
-    assert world.reply.error is not None and words in world.reply.error.message, \
-        f'expected a refusal saying "{words}", got {world.reply}'
+def _(world: World, words: str) -> None:
+    reply = answer_of(world)
+    assert reply.error is not None and words in reply.error.message, f'expected a refusal saying "{words}", got {reply}'
 
 
 @given(parsers.parse('a workspace of "{owner}" whose caller "{name}" holds the same key'))
-def _(world: Any, owner: str, name: str) -> None:
+def _(world: World, owner: str, name: str) -> None:
     add_workspace(world, owner, [{"name": name, "key": world.key}])
 
 
 @given(parsers.parse('the callers file also lists "{name}" with the same key'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     write_json(workspace_of(world).callers_file, [*_entries(world), {"name": name, "key": world.key}])
 
 
 @given(parsers.parse('the caller presents the key of "{name}", who is not in the callers file yet'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     world.keys[name] = world.key = new_key()
 
 
 @when(parsers.parse('the owner adds "{name}" to the callers file'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     write_json(workspace_of(world).callers_file, [*_entries(world), {"name": name, "key": world.keys[name]}])
 
 
 @when(parsers.parse('the owner removes "{name}" from the callers file'))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     write_json(workspace_of(world).callers_file, [e for e in _entries(world) if e["name"] != name])
 
 
 @given("the callers file is not valid JSON")
-def _(world: Any) -> None:
-    workspace_of(world).callers_file.write_text('[{"name": "travel-bot", "key": "' + world.key + '"')
+def _(world: World) -> None:
+    workspace_of(world).callers_file.write_text('[{"name": "travel-bot", "key": "' + earlier(world.key, "a key") + '"')
 
 
 @given(parsers.parse("the callers file holds the entry {entry} for the caller's key"))
-def _(world: Any, entry: str) -> None:
+def _(world: World, entry: str) -> None:
     write_json(workspace_of(world).callers_file, [{**json.loads(entry), "key": world.key}])
 
 
 @then(parsers.parse("the caller is {outcome}"))
-def _(world: Any, outcome: str) -> None:
-    reply = world.reply
+def _(world: World, outcome: str) -> None:
+    reply = answer_of(world)
     if outcome == "accepted":
         assert reply.error is None, f"expected the caller accepted, got {reply}"
     else:
@@ -105,7 +107,7 @@ REFUSED = "is refused as unauthenticated"
 
 
 @given(parsers.re(r"the server learns of file changes by (?P<means>kernel notifications|stat)$"))
-def _(world: Any, server_factory: Any, means: str) -> None:
+def _(world: World, server_factory: ServerFactory, means: str) -> None:
     if means == "kernel notifications" and not sys.platform.startswith("linux"):
         pytest.skip("the kernel's file notifications (inotify) are Linux's")
     world.use_server(server_factory(file_changes="notify" if means == "kernel notifications" else "stat"))
@@ -120,7 +122,7 @@ def _save(path: Path, entries: list[dict[str, Any]], by_rename: bool) -> None:
     os.replace(temp, path)
 
 
-def _edit_and_undo(world: Any, edit: str) -> tuple[Path, list[dict[str, Any]], list[dict[str, Any]]]:
+def _edit_and_undo(world: World, edit: str) -> tuple[Path, list[dict[str, Any]], list[dict[str, Any]]]:
     """The file an edit changes, its entries after the edit, and after the undo (as they were before)."""
     if edit.startswith("adds a caller with the presented key"):
         world.keys["late-bot"] = world.key = new_key()
@@ -137,7 +139,7 @@ def _edit_and_undo(world: Any, edit: str) -> tuple[Path, list[dict[str, Any]], l
 
 @when(parsers.re(r"the owner (?P<edit>.+) and undoes it, 20 times, with a fetch of the extended agent card "
                  r"as each edit returns$"))
-def _(world: Any, edit: str) -> None:
+def _(world: World, edit: str) -> None:
     path, edited, undone = _edit_and_undo(world, edit)
     by_rename = edit.endswith(", saving by rename")
     client = world.client()
@@ -149,13 +151,13 @@ def _(world: Any, edit: str) -> None:
             reply = client.call("GetExtendedAgentCard", {})
             rounds.append("succeeds" if reply.error is None else REFUSED if reply.http_status == 401 else str(reply))
         answers.append((rounds[0], rounds[1]))
-    world.notes["rounds"] = answers
+    world.rounds = answers
 
 
 @then(parsers.re(r"every fetch after the edit (?P<after>succeeds|is refused as unauthenticated), and every fetch "
                  r"after the undo (?P<undone>succeeds|is refused as unauthenticated)$"))
-def _(world: Any, after: str, undone: str) -> None:
-    rounds = world.notes["rounds"]
+def _(world: World, after: str, undone: str) -> None:
+    rounds = world.rounds
     wrong = [(n, answer) for n, answer in enumerate(rounds, start=1) if answer != (after, undone)]
     said = "; ".join(f"round {n}: after the edit {a}, after the undo {b}" for n, (a, b) in wrong)
     assert len(rounds) == ROUNDS and not wrong, \
@@ -164,7 +166,7 @@ def _(world: Any, after: str, undone: str) -> None:
 
 
 @then("the callers file is warned about once, however often the caller asks")
-def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture) -> None:
     client = world.client()
     for _ in range(3):
         reply = client.call("GetExtendedAgentCard", {})
@@ -178,7 +180,7 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
 
 
 @given("a caller the agent knows but does not allow to send messages")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     if not world.external:
         pytest.skip("this server lets every caller it knows do every operation: callers.json has no permissions "
                     "(design, Callers)")
@@ -189,13 +191,13 @@ def _(world: Any) -> None:
 
 
 @when(parsers.re(r'that caller sends an? "(?P<prefix>[^"]+)" message$'))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     with as_caller(world, "limited"):
         world.stream, world.reply = None, world.client().call("SendMessage", {"message": prefixed(world, prefix)})
 
 
 @then("the call is refused as not allowed, not as unauthenticated")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2: an authenticated client that lacks a permission gets an authorization error (HTTP 403,
     # PERMISSION_DENIED, a JSON-RPC error of its own), not the authentication error of an unknown one (401)
     reply = world.reply

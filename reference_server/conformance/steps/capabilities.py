@@ -11,12 +11,14 @@ from urllib.parse import urlsplit
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import assert_fails_with, described
+from reference_server.conformance.steps.common import assert_fails_with
 from reference_server.conformance.steps.prefixes import world_card
 from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import assert_valid
 from reference_server.conformance.support.target import interfaces_of, paths_of
+from reference_server.conformance.world import ServerFactory, World, earlier
 
 BINDINGS = {"jsonrpc": "JSONRPC", "rest": "HTTP+JSON"}
 # A2A §5.8: the standard bindings by name; a custom one SHOULD be a URI
@@ -25,11 +27,11 @@ VERSION = re.compile(r"^\d+\.\d+$")  # A2A §3.6: Major.Minor, no patch
 VERSION_03 = re.compile(r"^\d+\.\d+(\.\d+)?$")  # A2A 0.3 cards said "0.3.0"
 
 
-def capability(world: Any, name: str) -> bool:
+def capability(world: World, name: str) -> bool:
     return bool((world_card(world).get("capabilities") or {}).get(name))
 
 
-def card_interfaces(world: Any, *fields: str) -> list[dict[str, Any]]:
+def card_interfaces(world: World, *fields: str) -> list[dict[str, Any]]:
     """The supportedInterfaces of the agent's card (A2A §4.4.6), each holding the fields a step reads."""
     found = world_card(world).get("supportedInterfaces", [])
     assert isinstance(found, list) and all(isinstance(i, dict) and all(f in i for f in fields) for i in found), \
@@ -52,12 +54,12 @@ SWITCHES = {"streaming": "capabilities_streaming", "pushNotifications": "capabil
 
 @given(parsers.re(r"the agent's card (?P<negated>does not declare|declares) (?P<what>streaming|push notifications|"
                   r"an extended card)$"))
-def _(world: Any, negated: str, what: str, server_factory: Any) -> None:
+def _(world: World, negated: str, what: str, server_factory: ServerFactory) -> None:
     name = {"streaming": "streaming", "push notifications": "pushNotifications",
             "an extended card": "extendedAgentCard"}[what]
     if negated == "does not declare" and not world.external:  # this server, with that capability switched off
         world.use_server(server_factory(**{SWITCHES[name]: False}))
-        world.notes.pop("public card", None)
+        world.public_card = None
     declared = capability(world, name)
     if negated == "declares":
         require(declared, f"the agent's card does not declare capabilities.{name}")
@@ -66,20 +68,20 @@ def _(world: Any, negated: str, what: str, server_factory: Any) -> None:
 
 
 @given("the agent's card declares a security scheme")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     card = world_card(world)
     require(bool(card.get("securitySchemes")) and bool(card.get("securityRequirements")),
             "the agent's card declares no security scheme: it asks no caller for credentials")
 
 
 @given("the agent's card declares an extended card and a security scheme")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     require(capability(world, "extendedAgentCard"), "the agent's card does not declare capabilities.extendedAgentCard")
     require(bool(world_card(world).get("securitySchemes")), "the agent's card declares no security scheme")
 
 
 @given(parsers.parse('the agent\'s card takes no media type "{media}"'))
-def _(world: Any, media: str) -> None:
+def _(world: World, media: str) -> None:
     card = world_card(world)
     modes = [*card.get("defaultInputModes", []), *(m for s in card.get("skills", []) for m in s.get("inputModes", []))]
     kind = media.split("/")[0]
@@ -88,7 +90,7 @@ def _(world: Any, media: str) -> None:
 
 
 @given("the agent's card offers A2A 0.3 over JSON-RPC at the same URL")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     interfaces = [(i["protocolBinding"], i["protocolVersion"], urlsplit(i["url"]).path.rstrip("/"))
                   for i in card_interfaces(world, "protocolBinding", "protocolVersion", "url")]
     one = [path for binding, version, path in interfaces if (binding, version) == ("JSONRPC", "1.0")]
@@ -97,7 +99,7 @@ def _(world: Any) -> None:
 
 
 @given("the agent's card offers both bindings in A2A 1.0")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     offered = {(i["protocolBinding"], i["protocolVersion"])
                for i in card_interfaces(world, "protocolBinding", "protocolVersion")}
     require({("JSONRPC", "1.0"), ("HTTP+JSON", "1.0")} <= offered, "the agent's card offers one binding in A2A 1.0")
@@ -107,7 +109,7 @@ def _(world: Any) -> None:
 
 
 @then("the card is an agent card")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     card = world.card
     assert isinstance(card, dict), f"the card is not a JSON object: {shown(card)}"
     where = "supportedInterfaces" if world.protocol.version == "1.0" else "url"  # A2A 0.3: its main interface
@@ -128,7 +130,7 @@ def declared(card: dict[str, Any], version: str) -> list[tuple[str, str, str]]:
 
 
 @then("each interface of the card names its binding, its URL and its protocol version")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     interfaces = declared(world.card, world.protocol.version)
     assert interfaces, f"expected the card to declare its interfaces, it declares none: {shown(world.card)}"
     # a field the card's schema requires and that is missing is the card's structure (CARD-STRUCT-001, checked on
@@ -145,7 +147,7 @@ def _(world: Any) -> None:
 
 
 @when(parsers.parse('the caller gets the task "{task}" at the card\'s URL for this binding'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     binding, version = world.protocol.binding, world.protocol.version
     endpoints, _, _ = interfaces_of(world_card(world), str(world.http.base_url))
     assert f"{binding}-{version}" in endpoints, \
@@ -160,8 +162,8 @@ def _(world: Any, task: str) -> None:
 
 
 @then(parsers.re(r"the card comes with (?P<header>Cache-Control max-age|an ETag|Last-Modified)$"))
-def _(world: Any, header: str) -> None:
-    headers = world.notes["card_response"].headers
+def _(world: World, header: str) -> None:
+    headers = earlier(world.card_response, "the public card").headers
     if header == "Cache-Control max-age":
         assert re.search(r"max-age=\d+", headers.get("Cache-Control", "")), \
             f"expected a Cache-Control header with max-age, got {headers.get('Cache-Control') or 'none'}"
@@ -175,14 +177,14 @@ def _(world: Any, header: str) -> None:
 
 
 @when("the caller fetches the extended agent card without credentials")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     client = world.client()
     client.key = None
     world.stream, world.reply = None, client.call("GetExtendedAgentCard", {})
 
 
 @then("the answer is an agent card, or the call fails with ExtendedAgentCardNotConfigured")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = world.reply
     assert reply is not None, "expected an agent card or ExtendedAgentCardNotConfigured, got no answer"
     if reply.error is not None:
@@ -195,7 +197,7 @@ def _(world: Any) -> None:
 
 
 @then("the refusal carries an authentication challenge")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2, §7.4: SHOULD include a challenge naming the scheme (RFC 9110 §11.6.1: WWW-Authenticate)
     reply = world.reply
     assert reply is not None and reply.error is not None and reply.http_status == 401, \
@@ -212,21 +214,21 @@ CAPABILITY_NAMES = {"streaming": "streaming", "push notifications": "pushNotific
 
 @given(parsers.re(r"the server runs with (?P<hybrid>the hybrid card and )?(?P<what>streaming|push notifications|"
                   r"the extended card) switched off$"))
-def _(world: Any, hybrid: str | None, what: str, server_factory: Any) -> None:
+def _(world: World, hybrid: str | None, what: str, server_factory: ServerFactory) -> None:
     settings = {SWITCHES[CAPABILITY_NAMES[what]]: False, **({"hybrid_card": True} if hybrid else {})}
     world.use_server(server_factory(**settings))
-    world.notes.pop("public card", None)
+    world.public_card = None
 
 
 @then(parsers.parse("the card's capabilities say {field} is false"))
-def _(world: Any, field: str) -> None:
+def _(world: World, field: str) -> None:
     capabilities = world.card.get("capabilities")
     assert isinstance(capabilities, dict) and capabilities.get(field) is False, \
         f"expected capabilities.{field} false, got {shown(capabilities)}"
 
 
 @then(parsers.parse("the card's 0.3 fields say {path} is false"))
-def _(world: Any, path: str) -> None:
+def _(world: World, path: str) -> None:
     value: Any = world.card
     for name in path.split("."):
         assert isinstance(value, dict) and name in value, f"expected the card to have {path}, got {shown(world.card)}"

@@ -13,9 +13,11 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.support.client import SPEC_ERRORS
+from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import Reply, StreamReply, described
 from reference_server.conformance.support.target import TARGET_KEY
+from reference_server.conformance.world import Situation, World, earlier
 from reference_server.model.caller import Workspace
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")  # the server's ids
@@ -41,7 +43,7 @@ def write_json(path: Path, value: Any) -> None:
     path.write_text(json.dumps(value, indent=2), encoding="utf-8")
 
 
-def add_workspace(world: Any, owner: str, entries: list[dict[str, Any]]) -> Workspace:
+def add_workspace(world: World, owner: str, entries: list[dict[str, Any]]) -> Workspace:
     path = world.root / owner
     path.mkdir(parents=True, exist_ok=True)
     workspace = Workspace(path, owner_id=owner, scope_prefix="spec")
@@ -51,19 +53,21 @@ def add_workspace(world: Any, owner: str, entries: list[dict[str, Any]]) -> Work
     return workspace
 
 
-def workspace_of(world: Any) -> Workspace:
+def workspace_of(world: World) -> Workspace:
     assert not world.external, "this step needs the reference server's workspace; tag the scenario accordingly"
     workspace: Workspace = next(iter(world.workspaces.values()))
     return workspace
 
 
-def reply_of(world: Any) -> Any:
+def reply_of(world: World) -> Reply | StreamReply | None:
     return world.stream if world.reply is None else world.reply
 
 
-def described(reply: Any) -> str:
-    """An answer or a stream as a failure message says it (support/client.py), or "no answer" when none came."""
-    return "no answer" if reply is None else str(reply)
+def answer_of(world: World) -> Reply:
+    """The last call's answer, or a failure saying what came instead (a stream, or nothing)."""
+    reply = world.reply
+    assert reply is not None, f"expected an answer, got {described(world.stream)}"
+    return reply
 
 
 def field_of(value: Any, name: str, what: str) -> Any:
@@ -74,7 +78,7 @@ def field_of(value: Any, name: str, what: str) -> Any:
 
 
 @given(parsers.parse('a workspace of "{owner}" with the caller "{name}"'))
-def _(world: Any, owner: str, name: str) -> None:
+def _(world: World, owner: str, name: str) -> None:
     if world.external:  # another server: its own workspace, and the key its owner gave us
         world.caller, world.key = name, TARGET_KEY
         return
@@ -85,22 +89,22 @@ def _(world: Any, owner: str, name: str) -> None:
 
 
 @given(parsers.parse('the caller presents the key "{key}"'))
-def _(world: Any, key: str) -> None:
+def _(world: World, key: str) -> None:
     world.key = key
 
 
 @given("the caller presents no key")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     world.key = None
 
 
 @given(parsers.parse('the caller sends A2A-Version "{version}"'))
-def _(world: Any, version: str) -> None:
+def _(world: World, version: str) -> None:
     world.version = version
 
 
 @then("the call succeeds")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = reply_of(world)
     assert reply is not None and reply.error is None, f"expected success, got {described(reply)}"
 
@@ -110,11 +114,11 @@ def camel(path: str) -> str:
     return re.sub(r"_([a-z0-9])", lambda m: m.group(1).upper(), path)
 
 
-def assert_fails_with(world: Any, name: str) -> None:
+def assert_fails_with(world: World, name: str) -> None:
     """The last call failed with this error, as the protocol tells it: the JSON-RPC code (§5.4, §9.5), or the HTTP
     status with the ErrorInfo reason of an A2A error (§11.6). This server is held to its error name too."""
     reply = reply_of(world)
-    assert reply is not None, f"expected {name}, got {world.notes.get('unreadable') or 'no answer'}"
+    assert reply is not None, f"expected {name}, got {world.sent.unreadable or 'no answer'}"
     error = reply.error
     assert error is not None, f"expected {name}, got success: {reply}"
     if world.ours:
@@ -136,12 +140,12 @@ def assert_fails_with(world: Any, name: str) -> None:
 
 
 @then(parsers.parse("the call fails with {name}"))
-def _(world: Any, name: str) -> None:
+def _(world: World, name: str) -> None:
     assert_fails_with(world, name)
 
 
 @then(parsers.parse('the error message says "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     reply = reply_of(world)
     error = reply.error if reply is not None else None
     assert error is not None, f'expected an error whose message says "{text}", got {described(reply)}'
@@ -150,11 +154,11 @@ def _(world: Any, text: str) -> None:
 
 
 @then(parsers.parse('the error names the field "{field}" because it {reason}'))
-def _(world: Any, field: str, reason: str) -> None:
+def _(world: World, field: str, reason: str) -> None:
     reply = reply_of(world)
     error = reply.error if reply is not None else None
     if error is None and not world.ours:
-        unreadable = world.notes.get("unreadable")
+        unreadable = world.sent.unreadable
         got = f"got no A2A answer ({unreadable})" if unreadable else f"was taken ({described(reply)})"
         pytest.skip(f"the message {got}, so there is no refusal to name a field in (whether it is refused as "
                     "InvalidParams is CORE-ERR-002's)")
@@ -165,8 +169,10 @@ def _(world: Any, field: str, reason: str) -> None:
         return  # A2A §3.3.2: naming the field that failed validation is a SHOULD
     assert all(isinstance(v, dict) for v in error.violations), \
         f"expected the field violations of a google.rpc.BadRequest, got {shown(error.violations)}: {error}"
-    found = {v.get("field") if isinstance(v.get("field"), str) else shown(v.get("field")): v.get("description", "")
-             for v in error.violations}
+    found: dict[str, Any] = {}
+    for violation in error.violations:
+        named = violation.get("field")
+        found[named if isinstance(named, str) else shown(named)] = violation.get("description", "")
     if not world.ours:  # google.rpc.BadRequest names a field by its proto name or its JSON name: both name it
         found = {camel(name): text for name, text in found.items()}
     assert field in found, (f'expected the error to name the field "{field}" among its field violations '
@@ -184,7 +190,7 @@ def violations_said(found: dict[str, Any]) -> str:
 
 
 @then("the call is refused as unauthenticated")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2: missing or invalid credentials MUST be refused; HTTP says so with 401 on both bindings
     reply = reply_of(world)
     assert reply is not None and reply.error is not None, \
@@ -198,7 +204,7 @@ def _(world: Any) -> None:
 
 
 @when(parsers.re(r"the caller calls (?P<operation>[A-Z][A-Za-z]+)$"))
-def _(world: Any, operation: str) -> None:
+def _(world: World, operation: str) -> None:
     every: dict[str, dict[str, Any]] = {
         "SendMessage": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
         "SendStreamingMessage": {"message": {"messageId": "m-1", "role": "ROLE_USER", "parts": [{"text": "hi"}]}},
@@ -211,7 +217,7 @@ def _(world: Any, operation: str) -> None:
     params = every[operation]
     client = world.client()
     world.reply = None
-    world.notes["situation call"] = (operation, params)
+    world.situation = Situation((operation, params))
     if operation in ("SendStreamingMessage", "SubscribeToTask"):
         world.stream = client.stream(operation, params)
     else:
@@ -219,7 +225,7 @@ def _(world: Any, operation: str) -> None:
 
 
 @then("the other binding refuses the call as unauthenticated exactly when this one does")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §5.1: every binding supports the same authentication schemes the card declares; whether the call is
     # refused at all is AUTH-SERVER-002's, so a server that refuses it on neither binding is alike here
     other = {"jsonrpc": "rest", "rest": "jsonrpc"}[world.protocol.binding]
@@ -227,9 +233,9 @@ def _(world: Any) -> None:
         pytest.skip(f"the server's card offers no {other} interface in A2A {world.protocol.version}: a second binding "
                     "is needed to compare")
     here = reply_of(world)
-    there = world.on_binding(other, world.notes["situation call"])
+    there = world.on_binding(other, earlier(world.situation, "a call made on purpose").call)
 
-    def refused(reply: Any) -> bool:
+    def refused(reply: Reply | StreamReply | None) -> bool:
         return reply is not None and reply.error is not None and reply.http_status == 401
 
     assert refused(here) == refused(there), \
@@ -238,7 +244,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse('a warning names {what} but not the key'))
-def _(world: Any, caplog: Any, what: str) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture, what: str) -> None:
     warnings = [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
     assert warnings, "expected a warning in the server's log, got none"
     joined = "\n".join(warnings)

@@ -9,10 +9,12 @@ from typing import Any
 
 from pytest_bdd import then
 
-from reference_server.conformance.steps.common import described, field_of
+from reference_server.conformance.steps.common import field_of
 from reference_server.conformance.steps.tasks import STATES
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described
 from reference_server.conformance.support.schemas import violations
+from reference_server.conformance.world import World
 
 ROLES = {"ROLE_USER", "ROLE_AGENT"}
 PART_CONTENT = ("text", "raw", "url", "data")
@@ -20,7 +22,7 @@ ZULU = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$")  # A2A §5.
 FREE_FORM = {"metadata", "data", "params"}  # google.protobuf.Struct / Value: the caller's or agent's own keys
 
 
-def the_answer(world: Any) -> Any:
+def the_answer(world: World) -> Any:
     """The answer's result as it came on the wire (1.0: `{"task": …}` or `{"message": …}`)."""
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a task or a message, got {described(reply)}"
@@ -58,7 +60,7 @@ def walk(value: Any, key: str | None = None) -> Iterator[tuple[str | None, Any]]
 
 
 @then("the task has an id and a status whose state is a TaskState name")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     task = answer_task(the_answer(world))
     # §4.1.1
     assert isinstance(task.get("id"), str) and task["id"], f"expected the task to have an id, got {shown(task)}"
@@ -69,7 +71,7 @@ def _(world: Any) -> None:
 
 
 @then("every message of the answer has a messageId, a role that is a Role name, and parts")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     found = messages(the_answer(world))
     assert found, "the answer holds no message"
     for message in found:
@@ -86,7 +88,7 @@ def _(world: Any) -> None:
 
 
 @then("every artifact has an artifactId and parts, each part with exactly one of text, raw, url and data")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     artifacts = answer_task(the_answer(world)).get("artifacts", [])
     assert artifacts, "expected the task to have an artifact, it has none"
     assert isinstance(artifacts, list) and all(isinstance(artifact, dict) for artifact in artifacts), \
@@ -105,13 +107,13 @@ def _(world: Any) -> None:
 
 
 @then("no field name of the answer has an underscore")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     snake = sorted({key for key, _ in walk(the_answer(world)) if key and "_" in key})
     assert not snake, f"expected camelCase field names, got the snake_case names {', '.join(snake)}"  # §5.5
 
 
 @then("every state and role of the answer is a proto enum name")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     pairs = [(key, value) for key, value in walk(the_answer(world)) if key in ("state", "role")]
     assert pairs, "expected a state or a role in the answer, got neither"
     for key, value in pairs:  # §5.5: ProtoJSON enums are their names
@@ -121,7 +123,7 @@ def _(world: Any) -> None:
 
 
 @then("every timestamp of the answer is ISO 8601 in UTC with a Z")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stamps = [value for key, value in walk(the_answer(world)) if key == "timestamp"]
     assert stamps, "expected a timestamp in the answer, got none"
     for stamp in stamps:
@@ -130,7 +132,7 @@ def _(world: Any) -> None:
 
 
 @then("the answer has every field a2a.proto requires")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # §5.7: REQUIRED fields are present and required lists not empty; those of a Task, its status, a Message and an
     # Artifact are the requirements of §4.1's own scenarios (conformance/support/schemas.py Violation.requirement)
     found = [v.line() for v in violations(the_answer(world), "urn:a2a:v1#/$defs/SendMessageResponse")

@@ -8,21 +8,23 @@ from typing import Any
 import pytest
 from pytest_bdd import parsers, then
 
-from reference_server.conformance.steps.common import described, reply_of
-from reference_server.conformance.support.client import SPEC_ERRORS
+from reference_server.conformance.steps.common import reply_of
+from reference_server.conformance.support.error_views import SPEC_ERRORS
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import ErrorView, Reply, described
+from reference_server.conformance.world import World, earlier
 
 ERROR_INFO = "type.googleapis.com/google.rpc.ErrorInfo"
 
 
-def the_error(world: Any) -> Any:
+def the_error(world: World) -> ErrorView:
     reply = reply_of(world)
     error = reply.error if reply is not None else None
     assert error is not None, f"expected an error, got {described(reply)}"
     return error
 
 
-def details_of(world: Any) -> list[Any]:
+def details_of(world: World) -> list[Any]:
     """The error's details: JSON-RPC error.data, HTTP+JSON error.details."""
     raw = the_error(world).raw
     inner = raw.get("error", {}) if isinstance(raw, dict) else {}
@@ -33,14 +35,14 @@ def details_of(world: Any) -> list[Any]:
 
 
 @then("the error has a message")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2: every error conveys a human-readable message
     error = the_error(world)
     assert error.message.strip(), f"expected the error to have a message, got {error}: {shown(error.raw)}"
 
 
 @then("the error is a JSON-RPC error object whose data, if any, is a list of objects with an @type")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     raw = the_error(world).raw
     error = raw.get("error") if isinstance(raw, dict) else None
     assert isinstance(error, dict), f"expected a JSON-RPC error object, got {shown(raw)}"
@@ -55,7 +57,7 @@ def _(world: Any) -> None:
 
 
 @then("the error's JSON-RPC code is between -32099 and -32001")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     error = the_error(world)
     not_an_a2a_error(world)
     code = error.code
@@ -64,13 +66,13 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse("the error's JSON-RPC code is {code:d}"))
-def _(world: Any, code: int) -> None:
+def _(world: World, code: int) -> None:
     error = the_error(world)
     assert error.code == code, f"expected the JSON-RPC code {code}, got {error}"
 
 
 @then(parsers.parse('the error\'s details hold an ErrorInfo with the reason {reason} and the domain "{domain}"'))
-def _(world: Any, reason: str, domain: str) -> None:
+def _(world: World, reason: str, domain: str) -> None:
     details = details_of(world)
     infos = [d for d in details if isinstance(d, dict) and d.get("@type") == ERROR_INFO]
     assert infos, f"expected a google.rpc.ErrorInfo among the error's details, got {shown(details)}"
@@ -79,7 +81,7 @@ def _(world: Any, reason: str, domain: str) -> None:
 
 
 @then("the answer is a google.rpc.Status whose code is its HTTP status")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §11.6 (AIP-193): whatever the error, its body is a google.rpc.Status carrying its own HTTP status
     reply = world.reply
     assert reply is not None and reply.error is not None, f"expected an error, got {described(reply)}"
@@ -87,14 +89,14 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse("the answer is a google.rpc.Status whose code is its HTTP status {status:d}"))
-def _(world: Any, status: int) -> None:
+def _(world: World, status: int) -> None:
     reply = world.reply
     assert reply is not None, f"expected a google.rpc.Status with HTTP {status}, got no answer"
     assert reply.http_status == status, f"expected HTTP {status}, got HTTP {reply.http_status}: {reply}"
     is_status(reply, status)
 
 
-def is_status(reply: Any, status: int) -> None:
+def is_status(reply: Reply, status: int) -> None:
     """The answer's body is a google.rpc.Status (A2A §11.6, AIP-193) whose code is this HTTP status."""
     body = reply.raw
     error = body.get("error") if isinstance(body, dict) else None
@@ -110,14 +112,14 @@ def is_status(reply: Any, status: int) -> None:
 
 
 @then(parsers.parse("the answer's HTTP status is {status:d}"))
-def _(world: Any, status: int) -> None:
+def _(world: World, status: int) -> None:
     reply = reply_of(world)
     assert reply is not None, f"expected HTTP {status}, got no answer"
     assert reply.http_status == status, f"expected HTTP {status}, got HTTP {reply.http_status}: {reply}"
 
 
 @then(parsers.parse('the answer\'s content type is "{media}"'))
-def _(world: Any, media: str) -> None:
+def _(world: World, media: str) -> None:
     reply = world.reply
     headers = reply.headers if reply is not None else None
     assert headers is not None and headers.get("content-type", "").startswith(media), \
@@ -133,7 +135,7 @@ NAME_OF_CODE = {code: name for name, (code, _, _) in SPEC_ERRORS.items()}
 JSONRPC_CODES = {code for code, _, _ in SPEC_ERRORS.values()}
 
 
-def named_error(world: Any) -> str | None:
+def named_error(world: World) -> str | None:
     """The A2A error an answer says it is: by its ErrorInfo reason when it has one (both bindings), else by its
     JSON-RPC code; None when neither names one."""
     error = the_error(world)
@@ -142,17 +144,22 @@ def named_error(world: Any) -> str | None:
     return NAME_OF_CODE.get(error.code) if error.code is not None else None
 
 
-def meant_error(world: Any) -> str:
+def meant_error(world: World) -> str:
     """The error the answer names, or, when it names none, the one its situation calls for: a mapping table is
     checked against what the server says the error is, so that picking another error is its operation's failure
     (CORE-GET-002, …), not the table's."""
-    return named_error(world) or world.notes["situation error"]
+    named = named_error(world)
+    if named is not None:
+        return named
+    situation = earlier(world.situation, "an error caused on purpose")
+    assert situation.error is not None, "expected the scenario to name the error its situation causes, it names none"
+    return situation.error
 
 
 JSONRPC_OWN = {-32700, -32600, -32601, -32602, -32603}  # JSON-RPC 2.0's own errors, not A2A's (§9.5)
 
 
-def not_an_a2a_error(world: Any) -> None:
+def not_an_a2a_error(world: World) -> None:
     """A scenario about what an A2A error carries cannot be observed when the situation got a JSON-RPC 2.0 error of
     its own (InvalidParams, …) or an ErrorInfo naming no A2A error: whether the situation calls for an A2A error is
     its operation's requirement (CORE-SEND-002, …), so here it is n/a, with the error that came."""
@@ -170,7 +177,7 @@ def google_status(raw: Any) -> dict[str, Any] | None:
 
 
 @then("the call is refused with an error in the binding's own terms")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2: an error says which error it is, in the binding's terms: a JSON-RPC code of JSON-RPC 2.0 or of
     # A2A's table (§9.5), or a google.rpc.Status (§11.6)
     error = the_error(world)
@@ -181,7 +188,7 @@ def _(world: Any) -> None:
 
 
 @then("the call fails the same way on the other binding")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §5.1: every binding maps an error to its own code for it, and it is the same error
     here = named_error(world) or the_error(world).name
     other = {"jsonrpc": "rest", "rest": "jsonrpc"}[world.protocol.binding]
@@ -189,14 +196,14 @@ def _(world: Any) -> None:
         pytest.skip(f"the server's card offers no {other} interface in A2A {world.protocol.version}: a second binding "
                     "is needed to compare")
     saved = world.reply
-    world.reply = world.on_binding(other, world.notes["situation call"])
+    world.reply = world.on_binding(other, earlier(world.situation, "a call made on purpose").call)
     there = named_error(world) if world.reply.error is not None else None
     reply, world.reply = world.reply, saved
     assert reply.error is not None, f"expected {here} on {other} as well, got {described(reply)}"
     unnamed = [(binding, e) for binding, e in ((world.protocol.binding, the_error(world)), (other, reply.error))
                if binding == "rest" and world.protocol.version == "1.0" and e.reason is None]
     if unnamed and not world.ours:
-        expected = world.notes.get("situation error") or here
+        expected = (world.situation.error if world.situation is not None else None) or here
         wrong = [(b, e) for b, e in unnamed if e.http_status != SPEC_ERRORS.get(expected, (0, e.http_status))[1]]
         assert not wrong, f"expected {expected} on {wrong[0][0]}, got {wrong[0][1]}"
         pytest.skip(f"the HTTP+JSON answer has the HTTP status of {expected} and no ErrorInfo, so which A2A error "
@@ -206,7 +213,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse("the call is served as A2A {version}"))
-def _(world: Any, version: str) -> None:
+def _(world: World, version: str) -> None:
     # A2A §3.6.2: a request is served with the semantics of the version it names; a refusal of the version, or a
     # method that version does not have, means it was read as another
     reply = reply_of(world)
@@ -220,7 +227,7 @@ def _(world: Any, version: str) -> None:
 
 
 @then("the call is answered as an A2A operation")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # served in the binding's terms: a result, or an A2A error (a JSON-RPC error object that is not "no such method";
     # an HTTP+JSON google.rpc.Status naming an A2A error, or, without an ErrorInfo, the status of a task not found)
     reply = reply_of(world)
@@ -238,7 +245,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse('the error\'s details hold the ErrorInfo of its error and the domain "{domain}"'))
-def _(world: Any, domain: str) -> None:
+def _(world: World, domain: str) -> None:
     # A2A §9.5, §11.6: an A2A error's details hold a google.rpc.ErrorInfo with its reason and the A2A domain; on
     # JSON-RPC the reason is the one of the error its code names
     not_an_a2a_error(world)
@@ -248,8 +255,9 @@ def _(world: Any, domain: str) -> None:
     assert not more, f"expected one google.rpc.ErrorInfo, got {shown(infos)}"
     assert info.get("domain") == domain, f'expected the domain "{domain}", got {shown(info)}'
     error = the_error(world)
-    if world.protocol.binding == "jsonrpc" and NAME_OF_CODE.get(error.code) in REASON_OF:
-        expected = REASON_OF[NAME_OF_CODE[error.code]]
+    named = NAME_OF_CODE.get(error.code) if error.code is not None else None
+    if world.protocol.binding == "jsonrpc" and named is not None and named in REASON_OF:
+        expected = REASON_OF[named]
         assert info.get("reason") == expected, \
             f"expected the reason {expected} of the code {error.code}, got {shown(info)}"
     else:
@@ -257,7 +265,7 @@ def _(world: Any, domain: str) -> None:
 
 
 @then("the error's JSON-RPC code is the one the mapping table gives its error")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §5.4: each A2A error has its JSON-RPC code
     name = meant_error(world)
     expected = SPEC_ERRORS[name][0]
@@ -265,9 +273,11 @@ def _(world: Any) -> None:
 
 
 @then("the answer's HTTP status is the one the mapping table gives its error")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §5.4 (v1.0.1): each A2A error has its HTTP status
     name = meant_error(world)
     expected = SPEC_ERRORS[name][1]
-    got = reply_of(world).http_status
+    reply = reply_of(world)
+    assert reply is not None, f"expected {name}'s HTTP status {expected}, got no answer"
+    got = reply.http_status
     assert got == expected, f"expected {name}'s HTTP status {expected}, got HTTP {got}: {the_error(world)}"

@@ -23,19 +23,21 @@ from reference_server.conformance.steps.push import IDLE_HOOK, config_id, create
 from reference_server.conformance.steps.streams import KINDS, one_kind
 from reference_server.conformance.steps.tasks import task_id
 from reference_server.conformance.support.exchanges import body_text, shown
+from reference_server.conformance.support.replies import ErrorView, Reply
 from reference_server.conformance.support.webhook import Received, Webhook
+from reference_server.conformance.world import World
 
 DELIVERY_SECONDS = 10.0  # how long a step waits for a notification (a retry may wait seconds first)
 
 
-def started(world: Any, request: pytest.FixtureRequest, name: str) -> Webhook:
+def started(world: World, request: pytest.FixtureRequest, name: str) -> Webhook:
     hook = Webhook().start("127.0.0.1", tls=False)
     request.addfinalizer(hook.stop)
-    world.notes[name] = hook
+    world.push.webhooks[name] = hook
     return hook
 
 
-def about_the_task(world: Any, received: Received) -> bool:
+def about_the_task(world: World, received: Received) -> bool:
     """A notification that names the scenario's task, whatever its shape (1.0 StreamResponse, 0.3 Task)."""
     return task_id(world) in json.dumps(notification_json(received))
 
@@ -50,7 +52,7 @@ def notification_json(received: Received) -> Any:
                              f"{content_type}: {body_text(received.body, content_type, 300)}") from None
 
 
-def notifications(world: Any, name: str = "webhook", at_least: int = 1) -> list[Received]:
+def notifications(world: World, name: str = "webhook", at_least: int = 1) -> list[Received]:
     """The webhook's notifications about the task, once `at_least` of them came (bounded wait)."""
     hook = webhook_of(world, name)
     deadline = time.monotonic() + DELIVERY_SECONDS
@@ -65,16 +67,16 @@ def notifications(world: Any, name: str = "webhook", at_least: int = 1) -> list[
     return found
 
 
-def _idle_config(world: Any, label: str, url: str) -> Any:
+def _idle_config(world: World, label: str, url: str) -> Reply:
     return create_config(world, id=label + "-idle", url=url, token=label)
 
 
-def refused_webhook(world: Any, refusal: Any, accepted: Callable[[str], Any]) -> None:
+def refused_webhook(world: World, refusal: ErrorView, accepted: Callable[[str], Reply | None]) -> None:
     """A config for a webhook on this machine was refused: when the same config for the idle https URL is taken,
     the refusal was of the loopback webhook, and a delivery cannot be shown (n/a, with the server's words);
     otherwise it is the failure it looks like."""
     again = accepted(IDLE_HOOK)
-    if again.error is None:
+    if again is not None and again.error is None:
         pytest.skip(f"the server refuses a webhook on this machine ({webhook_of(world).url}), so no delivery can be "
                     f"seen: {refusal}")
     raise AssertionError(f"expected the push config taken, it was refused: {refusal}")
@@ -84,17 +86,17 @@ def refused_webhook(world: Any, refusal: Any, accepted: Callable[[str], Any]) ->
 
 
 @given("a webhook on this machine that records what it receives")
-def _(world: Any, request: pytest.FixtureRequest) -> None:
+def _(world: World, request: pytest.FixtureRequest) -> None:
     started(world, request, "webhook")
 
 
 @given("a second webhook on this machine that records what it receives")
-def _(world: Any, request: pytest.FixtureRequest) -> None:
+def _(world: World, request: pytest.FixtureRequest) -> None:
     started(world, request, "second webhook")
 
 
 @given("the webhook fails once before it accepts")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     webhook_of(world).answers.append(500)
 
 
@@ -102,21 +104,21 @@ def _(world: Any) -> None:
 
 
 @given(parsers.parse('the caller created a push config for the task with the token "{token}"'))
-def _(world: Any, token: str) -> None:
+def _(world: World, token: str) -> None:
     reply = create_config(world, token=token)
     assert reply.error is None, f"expected the push config created, got {reply}"
-    world.notes.setdefault("configs", []).append(world.notes["config"])
+    world.push.configs.append(world.push.config)
 
 
 @given(parsers.parse('the caller created another push config for the task with the token "{token}"'))
-def _(world: Any, token: str) -> None:
+def _(world: World, token: str) -> None:
     reply = create_config(world, token=token, url=hook_url(world) + "/another")
     assert reply.error is None, f"expected the push config created, got {reply}"
-    world.notes.setdefault("configs", []).append(world.notes["config"])
+    world.push.configs.append(world.push.config)
 
 
 @given("the caller created a push config of its own id for the task for each webhook")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     for name in ("webhook", "second webhook"):
         label = f"tck-{name.replace(' ', '-')}"
         reply = create_config(world, id=label, url=webhook_of(world, name).url, token=label)
@@ -125,33 +127,33 @@ def _(world: Any) -> None:
 
 
 @given(parsers.parse('the caller created the push config "{config}" for the task with the token "{token}"'))
-def _(world: Any, config: str, token: str) -> None:
+def _(world: World, config: str, token: str) -> None:
     reply = create_config(world, id=config, token=token)
     assert reply.error is None, f'expected the push config "{config}" created, got {reply}'
-    world.notes.setdefault("configs", []).append(world.notes["config"])
+    world.push.configs.append(world.push.config)
 
 
 @then(parsers.parse('getting the first push config gives its own webhook and the token "{token}"'))
-def _(world: Any, token: str) -> None:
-    first = world.notes["configs"][0]
+def _(world: World, token: str) -> None:
+    first = world.push.configs[0]
     first_id = field_of(first, "id", "a created push config")
     reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": first_id})
     assert reply.error is None, f"expected the first push config, got {reply}"
     body = reply.body if isinstance(reply.body, dict) else {}
     assert (body.get("url"), body.get("token")) == (hook_url(world), token), (
         f'expected the first push config with the URL {hook_url(world)} and the token "{token}", got '
-        f"{shown(reply.body)} (the second create was given the id {shown(world.notes['config'].get('id'))})")
+        f"{shown(reply.body)} (the second create was given the id {shown(world.push.config.get('id'))})")
 
 
 @when(parsers.parse('the caller creates a push config for the task "{task}"'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     world.stream = None
     world.reply = world.client().call("CreateTaskPushNotificationConfig", {"taskId": task, "url": hook_url(world)})
 
 
 @then("the push config has an id and the webhook's URL")
-def _(world: Any) -> None:
-    config = world.notes["config"]
+def _(world: World) -> None:
+    config = world.push.config
     assert isinstance(config, dict) and config.get("id"), \
         f"expected the created push config with its id, got {shown(config)}"  # A2A §3.1.7
     assert config.get("url") == hook_url(world), \
@@ -159,19 +161,19 @@ def _(world: Any) -> None:
 
 
 @then("listing the task's push configs gives both")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
     assert reply.error is None, f"expected the task's push configs, got {reply}"
     configs = reply.body.get("configs", []) if isinstance(reply.body, dict) else None  # ProtoJSON leaves [] out
     assert isinstance(configs, list) and all(isinstance(c, dict) and "id" in c for c in configs), \
         f"expected a list of push configs, each with its id, got {reply}"
     listed = sorted(c["id"] for c in configs)
-    created = sorted(c["id"] for c in world.notes["configs"])
+    created = sorted(c["id"] for c in world.push.configs)
     assert listed == created, f"expected the push configs {shown(created)}, got {shown(reply.body)}"
 
 
 @then("getting the push config fails")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": config_id(world)})
     if reply.error is None and not world.ours:
         # a server that also finds a config that never existed fails PUSH-GET-002, not the deleting
@@ -187,7 +189,7 @@ def _(world: Any) -> None:
 
 
 @when(parsers.re(r'the caller sends an? "(?P<prefix>[^"]+)" message with a push config for the webhook$'))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     reply = send_prefixed(world, prefix, taskPushNotificationConfig={"url": webhook_of(world).url,
                                                                      "token": "tck-push-token"})
     assert reply is not None, f'expected an answer to a "{prefix}" message with a push config, got no answer'
@@ -198,7 +200,7 @@ def _(world: Any, prefix: str) -> None:
 
 @when(parsers.re(r'the caller sends an? "(?P<prefix>[^"]+)" message with a push config for the webhook with the '
                  r'scheme "(?P<scheme>[^"]+)" and the credentials "(?P<credentials>[^"]+)"$'))
-def _(world: Any, prefix: str, scheme: str, credentials: str) -> None:
+def _(world: World, prefix: str, scheme: str, credentials: str) -> None:
     config = {"url": webhook_of(world).url, "authentication": {"scheme": scheme, "credentials": credentials}}
     reply = send_prefixed(world, prefix, taskPushNotificationConfig=config)
     assert reply is not None, f'expected an answer to a "{prefix}" message with a push config, got no answer'
@@ -208,18 +210,18 @@ def _(world: Any, prefix: str, scheme: str, credentials: str) -> None:
 
 
 @then("the webhook receives at least one notification for the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     notifications(world)
 
 
 @then("each webhook receives at least one notification for the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     for name in ("webhook", "second webhook"):
         notifications(world, name)
 
 
 @then("every notification the webhook receives is a StreamResponse of the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     for received in notifications(world):
         body = notification_json(received)
         world.check(body, "urn:a2a:v1#/$defs/StreamResponse", "a push notification")
@@ -233,7 +235,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse('every notification the webhook receives carries the header Authorization "{value}"'))
-def _(world: Any, value: str) -> None:
+def _(world: World, value: str) -> None:
     got = [r.headers.get("Authorization") for r in notifications(world)]
     # A2A §4.3.3: the config's scheme and credentials
     assert got == [value] * len(got), \
@@ -241,7 +243,7 @@ def _(world: Any, value: str) -> None:
 
 
 @then("the webhook is tried again after its failure")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §13.2: a failed delivery SHOULD be retried; the notification that failed comes again, maybe after the
     # task's later ones (a backoff may wait seconds first), so the whole bounded wait is given to it
     first = notifications(world)[0]

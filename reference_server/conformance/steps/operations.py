@@ -9,18 +9,20 @@ import pytest
 from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.capabilities import capability
-from reference_server.conformance.steps.common import assert_fails_with, described, field_of, reply_of
+from reference_server.conformance.steps.common import assert_fails_with, field_of, reply_of
 from reference_server.conformance.steps.errors import named_error
 from reference_server.conformance.steps.prefixes import OTHER, prefixed
 from reference_server.conformance.steps.push import IDLE_HOOK
 from reference_server.conformance.steps.tasks import as_caller, seen_task, state_of_task, task_id
 from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import ErrorView, described
+from reference_server.conformance.world import OtherBindingRead, World, earlier
 
 STREAMING = {"SendStreamingMessage", "SubscribeToTask"}
 
 
-def params_for(world: Any, operation: str) -> dict[str, Any]:
+def params_for(world: World, operation: str) -> dict[str, Any]:
     """The parameters of `operation` on "the task" (a task waiting for input, in these scenarios)."""
     task = seen_task(world)
     message = prefixed(world, "tck-input-required", taskId=task["id"], contextId=task.get("contextId"))
@@ -39,7 +41,7 @@ def params_for(world: Any, operation: str) -> dict[str, Any]:
     }[operation]
 
 
-def call(world: Any, client: A2AClient, operation: str, params: dict[str, Any]) -> None:
+def call(world: World, client: A2AClient, operation: str, params: dict[str, Any]) -> None:
     """A unary call, or a stream read up to its first event (a subscription to a task that waits would not end)."""
     world.reply = world.stream = None
     if operation in STREAMING:  # served: an event stream; its events are the stream scenarios' to check
@@ -49,24 +51,24 @@ def call(world: Any, client: A2AClient, operation: str, params: dict[str, Any]) 
 
 
 @when(parsers.re(r"the caller calls (?P<operation>[A-Z][A-Za-z]+) on the task$"))
-def _(world: Any, operation: str) -> None:
+def _(world: World, operation: str) -> None:
     call(world, world.client(), operation, params_for(world, operation))
 
 
-def failure(world: Any) -> Any:
+def failure(world: World) -> ErrorView | None:
     reply = world.stream if world.reply is None else world.reply
     assert reply is not None, "expected an answer, got none"
     return reply.error
 
 
 @then("the method is known")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     error = failure(world)
     assert error is None or error.code != -32601, f"expected the method known, got {error}"
 
 
 @then("the operation is served")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §5.1: every binding serves every operation. Not served: JSON-RPC's "method not found", or an HTTP+JSON
     # 404 or 405 that names no A2A error (a route the binding does not have)
     error = failure(world)
@@ -88,7 +90,7 @@ def _(world: Any) -> None:
 
 @when(parsers.re(r"the other caller (?P<action>gets|cancels|subscribes to|answers|creates a push config for) "
                  r"the task$"))
-def _(world: Any, action: str) -> None:
+def _(world: World, action: str) -> None:
     operation = {"gets": "GetTask", "cancels": "CancelTask", "subscribes to": "SubscribeToTask",
                  "answers": "SendMessage", "creates a push config for": "CreateTaskPushNotificationConfig"}[action]
     if operation == "CreateTaskPushNotificationConfig" and not capability(world, "pushNotifications"):
@@ -99,7 +101,7 @@ def _(world: Any, action: str) -> None:
 
 
 @then("the refusal is the same as for a task that does not exist")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.3.2: not found and not authorized cannot be told apart
     theirs = failure(world)
     with as_caller(world, OTHER):
@@ -115,21 +117,22 @@ def _(world: Any) -> None:
 
 
 @when("the caller gets the task on the other binding")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     other = {"jsonrpc": "rest", "rest": "jsonrpc"}[world.protocol.binding]
     client = world.client()
     client.binding = other
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
-    world.notes["sent answer"] = field_of(reply.body, "task", "an answer")
-    world.notes["other binding task"] = client.call("GetTask", {"id": task_id(world)})
+    given = field_of(reply.body, "task", "an answer")
+    world.other_binding = OtherBindingRead(given, client.call("GetTask", {"id": task_id(world)}))
 
 
 @then("the task read on the other binding is the task the answer gave")
-def _(world: Any) -> None:
-    reply = world.notes["other binding task"]
+def _(world: World) -> None:
+    both = earlier(world.other_binding, "a task read on the other binding")
+    reply = both.read
     assert reply.error is None, f"expected the task on the other binding, got {reply}"
-    sent, read = world.notes["sent answer"], reply.body
+    sent, read = both.given, reply.body
     assert isinstance(sent, dict) and isinstance(read, dict), \
         f"expected a task on both bindings, got {shown(sent)} and {shown(read)}"
     fields = ("id", "contextId", "artifacts")
@@ -147,17 +150,17 @@ def _(world: Any) -> None:
 
 
 @given(parsers.parse('the caller sends A2A-Version "{version}" in the header "{header}"'))
-def _(world: Any, version: str, header: str) -> None:
-    world.version, world.notes["version header"] = version, header
+def _(world: World, version: str, header: str) -> None:
+    world.version, world.version_header = version, header
 
 
 @then("the call is refused with VersionNotSupported, as under A2A-Version")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §9.2, §11.2: the header's name is read in any case; a server that refuses the version under no name
     # fails VER-SERVER-002, not the reading of the header
     reply = reply_of(world)
     if not world.ours and (reply is None or reply.error is None or named_error(world) != "VersionNotSupported"):
-        world.notes["version header"] = "A2A-Version"
+        world.version_header = "A2A-Version"
         canonical = world.client().call("GetTask", {"id": "tck-no-such-task"})
         if canonical.error is None or canonical.error.code not in (None, -32009) or (
                 canonical.error.reason not in (None, "VERSION_NOT_SUPPORTED")):
@@ -168,7 +171,7 @@ def _(world: Any) -> None:
 
 
 @then("the answer is a task in the shapes of the caller's version")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a task, got {described(reply)}"
     result = field_of(reply.raw, "result", "a JSON-RPC response") if world.protocol.binding == "jsonrpc" \
@@ -196,7 +199,7 @@ def _(world: Any) -> None:
 
 
 @then("the call is refused as not A2A 1.0")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.6.2: no A2A-Version means 0.3; a 1.0 method read as 0.3 is a version the interface does not serve for
     # it (-32009), or a method 0.3 does not have (-32601), never served as 1.0
     reply = world.reply
@@ -208,5 +211,5 @@ def _(world: Any) -> None:
 
 
 @when(parsers.parse('the caller gets the task "{task}" with the A2A 0.3 method'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     world.stream, world.reply = None, world.client(version="0.3").call("GetTask", {"id": task})

@@ -8,16 +8,19 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, field_of
+from reference_server.conformance.steps.common import answer_of, field_of
+from reference_server.conformance.steps.listing import list_options, listed
 from reference_server.conformance.steps.prefixes import OTHER, send_prefixed
-from reference_server.conformance.steps.tasks import as_caller, list_options, listed
+from reference_server.conformance.steps.tasks import as_caller
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import Reply, described
+from reference_server.conformance.world import World
 
 MAX_PAGES = 20  # a cursor that never ends is a failure, not a hang
 
 
 @given(parsers.re(r'the caller has (?P<count>\d+) "(?P<prefix>[^"]+)" tasks? in one context$'))
-def _(world: Any, count: str, prefix: str) -> None:
+def _(world: World, count: str, prefix: str) -> None:
     made: list[str] = []
     context = None
     for _ in range(int(count)):
@@ -28,27 +31,27 @@ def _(world: Any, count: str, prefix: str) -> None:
         # the first task's context, the agent's own, for the others
         context = context or field_of(task, "contextId", "a task")
         made.append(field_of(task, "id", "a task"))
-    world.notes["list context"], world.notes["context tasks"] = context, made
+    world.listing.context, world.listing.tasks = context, made
 
 
-def list_context(world: Any, **params: Any) -> Any:
+def list_context(world: World, **params: Any) -> Reply:
     world.stream = None
-    world.reply = world.client().call("ListTasks", {"contextId": world.notes["list context"], **params})
-    return world.reply
+    reply = world.reply = world.client().call("ListTasks", {"contextId": world.listing.context, **params})
+    return reply
 
 
 @when("the caller lists the tasks of that context")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     list_context(world)
 
 
 @when(parsers.re(r"the caller lists the tasks of that context with (?P<options>(?!.*page by page).+)$"))
-def _(world: Any, options: str) -> None:
+def _(world: World, options: str) -> None:
     list_context(world, **list_options(world, options))
 
 
 @when(parsers.parse("the caller lists the tasks of that context page by page with pageSize {size:d}"))
-def _(world: Any, size: int) -> None:
+def _(world: World, size: int) -> None:
     pages: list[dict[str, Any]] = []
     token: str | None = None
     while len(pages) < MAX_PAGES:
@@ -63,39 +66,39 @@ def _(world: Any, size: int) -> None:
             token = ""
             break
     assert token == "", f"expected the last page within {MAX_PAGES} pages, the cursor still goes on"
-    world.notes["pages"], world.notes["page size"] = pages, size
+    world.listing.pages = pages
 
 
 @then(parsers.parse("the pages hold each of those tasks once, at most {size:d} a page"))
-def _(world: Any, size: int) -> None:
-    pages = world.notes["pages"]
+def _(world: World, size: int) -> None:
+    pages = world.listing.pages
     assert all(isinstance(page.get("tasks"), list) and all(isinstance(task, dict) for task in page["tasks"])
                for page in pages), f"expected every page to hold its tasks (A2A §3.1.4), got {shown(pages)}"
     ids = [task.get("id") for page in pages for task in page["tasks"]]
     sizes = [len(page["tasks"]) for page in pages]
     assert all(n <= size for n in sizes), f"expected at most {size} tasks a page, got pages of {shown(sizes)} tasks"
-    made = world.notes["context tasks"]
+    made = world.listing.tasks
     assert sorted(ids, key=repr) == sorted(made, key=repr), \
         f"expected the pages to hold each of the tasks {shown(made)} once, they held {shown(ids)}"
     assert len(pages) >= 2, f"expected the tasks on two pages or more, all came on one: {shown(ids)}"
 
 
 @then("every page but the last has a next page token")
-def _(world: Any) -> None:
-    tokens = [page.get("nextPageToken") for page in world.notes["pages"]]
+def _(world: World) -> None:
+    tokens = [page.get("nextPageToken") for page in world.listing.pages]
     assert len(tokens) >= 2 and all(tokens[:-1]) and tokens[-1] == "", \
         f'expected a next page token on every page but the last, and "" on the last, got {shown(tokens)}'
 
 
 @then("the list holds those tasks, the last one first")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = [task.get("id") for task in listed(world)]
-    expected = list(reversed(world.notes["context tasks"]))
+    expected = list(reversed(world.listing.tasks))
     assert ids == expected, f"expected the tasks {shown(expected)}, the last one first, got {shown(ids)}"
 
 
 @then("the listed status times never go up")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stamps = [task["status"].get("timestamp") if isinstance(task.get("status"), dict) else None
               for task in listed(world)]
     assert all(isinstance(stamp, str) for stamp in stamps), \
@@ -113,7 +116,7 @@ def status_time(stamp: str) -> datetime:
 
 
 @then(parsers.parse('every listed task has an artifact with the text "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     tasks = listed(world)
     assert tasks, "expected listed tasks, got none"
     for task in tasks:
@@ -128,9 +131,9 @@ def _(world: Any, text: str) -> None:
 
 
 @then(parsers.re(r"the list holds at most (?P<count>\d+) tasks? and a next page token$"))
-def _(world: Any, count: str) -> None:
+def _(world: World, count: str) -> None:
     tasks = listed(world)
-    body = world.reply.body
+    body = answer_of(world).body
     assert len(tasks) <= int(count), f"expected at most {count} tasks on the page, got {len(tasks)}"
     token = body.get("nextPageToken")
     assert token, f"expected a next page token, as the context has more tasks, got nextPageToken {shown(token)}"
@@ -140,23 +143,23 @@ def _(world: Any, count: str) -> None:
 
 
 @when("the other caller lists its tasks")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     with as_caller(world, OTHER):
         world.stream = None
         world.reply = world.client().call("ListTasks", {})
 
 
 @then("the list holds the caller's task but not the other caller's")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = [task.get("id") for task in listed(world)]
     assert world.tasks["the task"] in ids, \
         f'expected the caller\'s task "{world.tasks["the task"]}" listed, got {shown(ids)}'
-    assert world.notes["other task"] not in ids, \
-        f'expected the other caller\'s task "{world.notes["other task"]}" not listed, but it is'
+    assert world.other_task not in ids, \
+        f'expected the other caller\'s task "{world.other_task}" not listed, but it is'
 
 
 @then("the list does not hold the caller's task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = [task.get("id") for task in listed(world)]
     assert world.tasks["the task"] not in ids, \
         f'expected the caller\'s task "{world.tasks["the task"]}" not in the other caller\'s list, but it is'

@@ -17,7 +17,6 @@ from pytest_bdd import given, parsers, then, when
 
 from reference_server.conformance.steps.common import (
     add_workspace,
-    described,
     field_of,
     new_key,
     reply_of,
@@ -35,17 +34,18 @@ from reference_server.conformance.steps.tasks import (
     task_id,
     the_task,
 )
-from reference_server.conformance.support.client import json_of
 from reference_server.conformance.support.conventions import TEXT, Unoffered
 from reference_server.conformance.support.exchanges import body_text, shown
+from reference_server.conformance.support.replies import Reply, described, json_of
 from reference_server.conformance.support.target import TARGET_KEY, TARGET_OTHER_KEY
+from reference_server.conformance.world import World
 
 OTHER = "other-bot"  # the second caller of the portable scenarios about what a caller may see
 PREFIX = r'"(?P<prefix>[^"]+)"'
 TERMINAL = {STATES[s] for s in ("completed", "failed", "canceled", "rejected")}
 
 
-def prefixed(world: Any, prefix: str, *, needed: bool = True, **fields: Any) -> dict[str, Any]:
+def prefixed(world: World, prefix: str, *, needed: bool = True, **fields: Any) -> dict[str, Any]:
     """A message that asks the agent for the prefix's behaviour in the convention it follows; the scenario is n/a
     when the agent does not offer it, unless the behaviour is not `needed` (the server answers before the agent
     has a say): then a plain message will do."""
@@ -56,21 +56,20 @@ def prefixed(world: Any, prefix: str, *, needed: bool = True, **fields: Any) -> 
             pytest.skip(str(unoffered))
         message = {"messageId": str(uuid.uuid4()), "role": "ROLE_USER", "parts": [{"text": TEXT}]}
     message.update({name: value for name, value in fields.items() if value is not None})
-    return message  # type: ignore[no-any-return]
+    return message
 
 
-def send_prefixed(world: Any, prefix: str, *, context_id: str | None = None, task: str | None = None,
-                  **configuration: Any) -> Any:
+def send_prefixed(world: World, prefix: str, *, context_id: str | None = None, task: str | None = None,
+                  **configuration: Any) -> Reply | None:
     message = prefixed(world, prefix, contextId=context_id, taskId=task)
-    world.notes.setdefault("sent", []).append(message)
-    world.notes["last sent"] = message
+    world.sent.messages.append(message)
     reply = send(world, message, **configuration)  # None when no answer came (a fault the message asked for)
     if reply is not None and reply.error is None and isinstance(reply.body, dict) and "task" in reply.body:
-        world.notes.setdefault("task ids", []).append(reply.body["task"]["id"])
+        world.sent.task_ids.append(reply.body["task"]["id"])
     return reply
 
 
-def answer(world: Any, prefix: str, *, context: str | None = "the task's", only_task: bool = False) -> Any:
+def answer(world: World, prefix: str, *, context: str | None = "the task's", only_task: bool = False) -> Reply | None:
     """A message to "the task": with its context, with another one, or naming only the task."""
     task = seen_task(world)
     context_id = None if only_task else task.get("contextId") if context == "the task's" else context
@@ -81,7 +80,7 @@ def answer(world: Any, prefix: str, *, context: str | None = "the task's", only_
 
 
 @given("the caller holds a key the agent accepts")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     if world.external:  # another server: the key its owner gave us (A2A_TARGET_KEY)
         world.caller, world.key = "conformance", TARGET_KEY
         return
@@ -92,7 +91,7 @@ def _(world: Any) -> None:
 
 
 @given("another caller of the same agent")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     card = world_card(world)
     if not card.get("securitySchemes"):
         pytest.skip("the agent's card declares no security scheme: every caller is the same caller")
@@ -106,17 +105,17 @@ def _(world: Any) -> None:
     write_json(callers, [*json.loads(callers.read_text()), {"name": OTHER, "key": world.keys[OTHER]}])
 
 
-def world_card(world: Any) -> dict[str, Any]:
+def world_card(world: World) -> dict[str, Any]:
     """The server's public card (where discovery found it), fetched once per scenario."""
-    if "public card" not in world.notes:
+    if world.public_card is None:
         response = world.http.get(world.server.card_url)
         assert response.status_code == 200, (
             f"expected the agent card at {world.server.card_url}, got HTTP {response.status_code}: "
             f"{body_text(response.content, response.headers.get('content-type', ''), 200)}")
         card = json_of(response, "the agent card")
         assert isinstance(card, dict), f"expected the agent card, a JSON object, got {shown(card)}"
-        world.notes["public card"] = card
-    return world.notes["public card"]  # type: ignore[no-any-return]
+        world.public_card = card
+    return world.public_card
 
 
 # --- sending by prefix ---
@@ -124,48 +123,48 @@ def world_card(world: Any) -> dict[str, Any]:
 
 @given(parsers.re(rf"the caller sent an? {PREFIX} message$"))
 @when(parsers.re(rf"the caller sends an? {PREFIX} message$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     send_prefixed(world, prefix)
 
 
 @given(parsers.re(rf"the other caller sent an? {PREFIX} message$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     with as_caller(world, OTHER):  # not "the task": the caller's own task stays the one the scenario speaks of
         reply = world.client().call("SendMessage", {"message": prefixed(world, prefix)})
     assert reply.error is None, f'expected a task for the other caller\'s "{prefix}" message, got {reply}'
     task = field_of(reply.body, "task", f'the answer to a "{prefix}" message')
-    world.notes["other task"] = field_of(task, "id", "a task")
+    world.other_task = field_of(task, "id", "a task")
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message without waiting$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     send_prefixed(world, prefix, returnImmediately=True)
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message with a history length of (?P<length>\d+)$"))
-def _(world: Any, prefix: str, length: str) -> None:
+def _(world: World, prefix: str, length: str) -> None:
     send_prefixed(world, prefix, historyLength=int(length))
 
 
 @when(parsers.re(rf'the caller sends an? {PREFIX} message to the task "(?P<task>[^"]+)"$'))
-def _(world: Any, prefix: str, task: str) -> None:
+def _(world: World, prefix: str, task: str) -> None:
     send_prefixed(world, prefix, task=task)
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message in a context of its own$"))
-def _(world: Any, prefix: str) -> None:
-    world.notes["own context"] = f"tck-client-context-{uuid.uuid4()}"
-    send_prefixed(world, prefix, context_id=world.notes["own context"])
+def _(world: World, prefix: str) -> None:
+    world.own_context = f"tck-client-context-{uuid.uuid4()}"
+    send_prefixed(world, prefix, context_id=world.own_context)
 
 
 @when(parsers.re(rf'the caller sends an? {PREFIX} message in the context "(?P<context>[^"]+)"$'))
-def _(world: Any, prefix: str, context: str) -> None:
-    world.notes["own context"] = context
+def _(world: World, prefix: str, context: str) -> None:
+    world.own_context = context
     send_prefixed(world, prefix, context_id=context)
 
 
 @when(parsers.re(rf'the caller sends an? {PREFIX} message with a file part of type "(?P<media>[^"]+)"$'))
-def _(world: Any, prefix: str, media: str) -> None:
+def _(world: World, prefix: str, media: str) -> None:
     # the server refuses such a part before its agent has a say (A2A §3.1.1), whatever the agent would do
     message = prefixed(world, prefix, needed=False)
     file = {"raw": "dGNr", "filename": "tck.bin", "mediaType": media}
@@ -174,7 +173,7 @@ def _(world: Any, prefix: str, media: str) -> None:
 
 
 @when(parsers.re(rf"the caller sends an? {PREFIX} message with a field no version of A2A defines$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     # A2A §5.7: unrecognized fields SHOULD be ignored, in the message and around it
     message = {**prefixed(world, prefix), "conformanceSuiteNote": "not an A2A field"}
     send(world, message, conformanceSuiteOption=True)
@@ -182,29 +181,29 @@ def _(world: Any, prefix: str) -> None:
 
 @given(parsers.re(rf"the caller answered the task with an? {PREFIX} message$"))
 @when(parsers.re(rf"the caller answers the task with an? {PREFIX} message$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     answer(world, prefix)
 
 
 @when(parsers.re(rf"the caller answers the task with an? {PREFIX} message naming only the task$"))
-def _(world: Any, prefix: str) -> None:
-    world.notes["context before"] = seen_task(world).get("contextId")
+def _(world: World, prefix: str) -> None:
+    world.context_before = seen_task(world).get("contextId")
     answer(world, prefix, only_task=True)
 
 
 @when(parsers.re(rf"the caller answers the task with an? {PREFIX} message in another context$"))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     answer(world, prefix, context=f"tck-other-context-{uuid.uuid4()}")
 
 
 @given("the caller canceled the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = cancel_task(world)
     assert reply.error is None, f"expected the task canceled, got {reply}"
 
 
 @when(parsers.parse('the caller cancels the task "{task}"'))
-def _(world: Any, task: str) -> None:
+def _(world: World, task: str) -> None:
     world.stream = None
     world.reply = world.client().call("CancelTask", {"id": task})
 
@@ -213,7 +212,7 @@ def _(world: Any, task: str) -> None:
 
 
 @then(parsers.re(r"the answer is an? (?P<kind>task|message)$"))
-def _(world: Any, kind: str) -> None:
+def _(world: World, kind: str) -> None:
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a {kind}, got {described(reply)}"
     # A2A §3.1.1: one of the two
@@ -222,7 +221,7 @@ def _(world: Any, kind: str) -> None:
 
 
 @then("the answer is a task not yet in a terminal state")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.2.2: returnImmediately returns once the task exists; the task is still in progress
     state = state_of_task(the_task(world))
     assert not (isinstance(state, str) and state in TERMINAL), \
@@ -231,7 +230,7 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse('the task has an artifact with the text "{text}"'))
-def _(world: Any, text: str) -> None:
+def _(world: World, text: str) -> None:
     artifacts = the_task(world).get("artifacts", [])
     assert isinstance(artifacts, list) and all(
         isinstance(a, dict) and isinstance(a.get("parts"), list) and all(isinstance(p, dict) for p in a["parts"])
@@ -241,15 +240,15 @@ def _(world: Any, text: str) -> None:
 
 
 @then("the two tasks have different ids")
-def _(world: Any) -> None:
-    ids = world.notes.get("task ids", [])
+def _(world: World) -> None:
+    ids = world.sent.task_ids
     assert len(ids) >= 2, f"expected two answers with a task, got {len(ids)}"
     first, second = ids[-2:]
     assert first and second and first != second, \
         f"expected two tasks with different ids, got the ids {shown(first)} and {shown(second)}"
 
 
-def answered(world: Any) -> dict[str, Any]:
+def answered(world: World) -> dict[str, Any]:
     """The task or the message the last answer carried."""
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a task or a message, got {described(reply)}"
@@ -260,13 +259,13 @@ def answered(world: Any) -> dict[str, Any]:
 
 
 @then("the answer names a context")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     value = answered(world)
     assert value.get("contextId"), f"expected the answer to name a contextId, got {shown(value)}"
 
 
 @then("the context of the task is the one the answer named")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.4.1: a contextId the agent made is in its answer; the task read later has that context
     named = answered(world).get("contextId")
     got = world.client().call("GetTask", {"id": task_id(world)})
@@ -277,31 +276,31 @@ def _(world: Any) -> None:
 
 
 @then("the answer names the caller's context")
-def _(world: Any) -> None:
-    value, own = answered(world), world.notes["own context"]
+def _(world: World) -> None:
+    value, own = answered(world), world.own_context
     assert value.get("contextId") == own, \
         f'expected the answer to name the caller\'s context "{own}", got {shown(value.get("contextId"))}'
 
 
 @then("the answer names that context, or the call is refused")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.4.1: a contextId the agent cannot take is refused; it is never swapped for one of the agent's
     if world.reply is None or world.reply.error is None:
-        value, own = answered(world), world.notes["own context"]
+        value, own = answered(world), world.own_context
         assert value.get("contextId") == own, \
             f'expected the answer to name the context "{own}", or a refusal, got the context ' \
             f'{shown(value.get("contextId"))}'
 
 
 @then("the answer names the context of the task")
-def _(world: Any) -> None:
-    value, before = answered(world), world.notes["context before"]
+def _(world: World) -> None:
+    value, before = answered(world), world.context_before
     assert value.get("contextId") == before, \
         f"expected the answer to name the context of the task, {shown(before)}, got {shown(value.get('contextId'))}"
 
 
 @then("the call is refused")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     reply = reply_of(world)
     assert reply is not None and reply.error is not None, f"expected a refusal, got {described(reply)}"
 
@@ -310,38 +309,38 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse("the task has at most {count:d} message in its history"))
-def _(world: Any, count: int) -> None:
+def _(world: World, count: int) -> None:
     history = the_task(world).get("history", [])
     # A2A §3.2.4: never more than asked
     assert len(history) <= count, \
         f"expected at most {count} messages in the history, got {len(history)}: {shown(history)}"
 
 
-def caller_messages(world: Any) -> list[dict[str, Any]]:
-    sent = {m["messageId"] for m in world.notes["sent"]}
+def caller_messages(world: World) -> list[dict[str, Any]]:
+    sent = {m["messageId"] for m in world.sent.messages}
     history = the_task(world).get("history", [])
     assert isinstance(history, list), f"expected the task's history, a list of messages, got {shown(history)}"
     return [m for m in history if isinstance(m, dict) and m.get("messageId") in sent]
 
 
 @then("the history holds the caller's message")
-def _(world: Any) -> None:
-    sent = [m["messageId"] for m in world.notes["sent"]]
+def _(world: World) -> None:
+    sent = [m["messageId"] for m in world.sent.messages]
     assert caller_messages(world), f"expected the caller's message {shown(sent)} in the history, got the history " \
         f"{shown(the_task(world).get('history'))}"
 
 
 @then("the caller's messages are in the history in the order they were sent")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = [m["messageId"] for m in caller_messages(world)]
-    sent = [m["messageId"] for m in world.notes["sent"]]
+    sent = [m["messageId"] for m in world.sent.messages]
     assert ids == sent, \
         f"expected the caller's messages in the history in the order sent, {shown(sent)}, got {shown(ids)}"
 
 
 @then("the caller's message in the history is the one it sent")
-def _(world: Any) -> None:
-    messages = world.notes["sent"]
+def _(world: World) -> None:
+    messages = world.sent.messages
     assert len(messages) == 1, f"the suite expects one message sent in this scenario, it sent {len(messages)}"
     sent = messages[0]
     found = caller_messages(world)
@@ -352,7 +351,7 @@ def _(world: Any) -> None:
 
 
 @then("the answer is a message that names no task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # a2a.proto Message: for server messages, context_id must be provided, and task_id only if a task was created
     reply = world.reply
     assert reply is not None and reply.error is None, f"expected a message, got {described(reply)}"
@@ -365,7 +364,7 @@ def _(world: Any) -> None:
 
 
 @then("the task's status has a message that says something")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §7.6.1: a TaskStatus message explaining the authorization needed
     status = the_task(world).get("status")
     message = status.get("message") if isinstance(status, dict) else None

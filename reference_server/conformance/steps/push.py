@@ -7,11 +7,13 @@ from typing import Any
 import pytest
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, field_of, reply_of, violations_said, workspace_of
+from reference_server.conformance.steps.common import field_of, reply_of, violations_said, workspace_of
 from reference_server.conformance.steps.tasks import STATES, as_caller, send, task_id, text_message
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import Reply, described
 from reference_server.conformance.support.schemas import assert_valid
 from reference_server.conformance.support.webhook import Webhook, until
+from reference_server.conformance.world import ServerFactory, World
 
 V1_STREAM_RESPONSE = "urn:a2a:v1#/$defs/StreamResponse"
 V03_TASK = "urn:a2a:v0.3#/definitions/Task"
@@ -29,37 +31,38 @@ SEND_URL_FIELD = {"1.0": "configuration.taskPushNotificationConfig.url",
 IDLE_HOOK = "https://webhook.conformance.invalid/tck-push-webhook"
 
 
-def webhook_of(world: Any, name: str = "webhook") -> Webhook:
-    return world.notes[name]  # type: ignore[no-any-return]
+def webhook_of(world: World, name: str = "webhook") -> Webhook:
+    return world.push.webhooks[name]
 
 
-def hook_url(world: Any) -> str:
+def hook_url(world: World) -> str:
     """The scenario's webhook, or the idle one when the scenario has none."""
-    return webhook_of(world).url if "webhook" in world.notes else IDLE_HOOK
+    return webhook_of(world).url if "webhook" in world.push.webhooks else IDLE_HOOK
 
 
-def _started(world: Any, request: pytest.FixtureRequest, name: str) -> Webhook:
+def _started(world: World, request: pytest.FixtureRequest, name: str) -> Webhook:
     hook = Webhook().start()
     request.addfinalizer(hook.stop)
-    world.notes[name] = hook
+    world.push.webhooks[name] = hook
     return hook
 
 
-def _field(world: Any, fields: dict[str, str]) -> str:
+def _field(world: World, fields: dict[str, str]) -> str:
     protocol = world.protocol
     return fields["1.0"] if protocol.version == "1.0" else fields[f"{protocol.binding}-0.3"]
 
 
-def create_config(world: Any, **config: Any) -> Any:
+def create_config(world: World, **config: Any) -> Reply:
     params = {"taskId": task_id(world), "url": hook_url(world), **config}
-    world.reply = world.client().call("CreateTaskPushNotificationConfig", params)
-    if world.reply.error is None:
-        world.notes["config"] = world.reply.body
-    return world.reply
+    reply = world.reply = world.client().call("CreateTaskPushNotificationConfig", params)
+    if reply.error is None:
+        world.push.config = reply.body
+    return reply
 
 
-def config_id(world: Any) -> str:
-    return field_of(world.notes["config"], "id", "the created push config")  # type: ignore[no-any-return]
+def config_id(world: World) -> str:
+    found: str = field_of(world.push.config, "id", "the created push config")  # as the answer gave it
+    return found
 
 
 def pushed_state(body: Any) -> str:
@@ -69,7 +72,7 @@ def pushed_state(body: Any) -> str:
     return str(names.get(state, state))  # 0.3 spells them as the steps do
 
 
-def listed_ids(world: Any) -> list[str]:
+def listed_ids(world: World) -> list[str]:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
     assert reply.error is None, f"expected the task's push configs, got {reply}"
     configs = reply.body.get("configs", []) if isinstance(reply.body, dict) else None  # ProtoJSON leaves [] out
@@ -82,31 +85,31 @@ def listed_ids(world: Any) -> list[str]:
 
 
 @given("a webhook that records what it receives")
-def _(world: Any, request: pytest.FixtureRequest) -> None:
+def _(world: World, request: pytest.FixtureRequest) -> None:
     _started(world, request, "webhook")
-    world.notes["waits_before"] = len(world.server.push_waits)
+    world.push.waits_before = len(world.server.push_waits)
 
 
 @given(parsers.parse("the webhook fails {count:d} times before it accepts"))
-def _(world: Any, count: int) -> None:
+def _(world: World, count: int) -> None:
     webhook_of(world).answers.extend([500] * count)
 
 
 @given("the webhook redirects to another webhook")
-def _(world: Any, request: pytest.FixtureRequest) -> None:
+def _(world: World, request: pytest.FixtureRequest) -> None:
     other = _started(world, request, "other webhook")
     webhook_of(world).redirect_to = other.url
 
 
 @given("the server does not allow private push URLs")
 @given("the server allows neither plain-http nor private URLs")  # the same setting governs file downloads
-def _(world: Any, server_factory: Any) -> None:
+def _(world: World, server_factory: ServerFactory) -> None:
     world.use_server(server_factory(allow_private_push_urls=False))
-    world.notes["waits_before"] = len(world.server.push_waits)
+    world.push.waits_before = len(world.server.push_waits)
 
 
 @given("the caller has a task waiting for input")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     send(world, text_message("ask: Where to?"))
     assert world.reply is not None and world.reply.error is None, \
         f"expected a task waiting for input, got {described(world.reply)}"
@@ -117,46 +120,46 @@ def _(world: Any) -> None:
 
 @given(parsers.parse('the caller creates a push config for the task with the token "{token}"'))
 @when(parsers.parse('the caller creates a push config for the task with the token "{token}"'))
-def _(world: Any, token: str) -> None:
+def _(world: World, token: str) -> None:
     reply = create_config(world, token=token)
     assert reply.error is None, f"expected the push config created, got {reply}"
 
 
 @when(parsers.parse('the caller creates the push config "{config}" for the task with the token "{token}"'))
-def _(world: Any, config: str, token: str) -> None:
+def _(world: World, config: str, token: str) -> None:
     reply = create_config(world, id=config, token=token)
     assert reply.error is None, f'expected the push config "{config}" created, got {reply}'
 
 
 @when(parsers.parse('the caller tries to create the push config "{config}" for the task'))
-def _(world: Any, config: str) -> None:
+def _(world: World, config: str) -> None:
     create_config(world, id=config)
 
 
 @given(parsers.parse("the server allows {count:d} push configs per task"))
-def _(world: Any, server_factory: Any, count: int) -> None:
+def _(world: World, server_factory: ServerFactory, count: int) -> None:
     world.use_server(server_factory(max_push_configs=count))
 
 
 @when(parsers.parse('the caller creates a push config for the task with the URL "{url}"'))
-def _(world: Any, url: str) -> None:
+def _(world: World, url: str) -> None:
     create_config(world, url=url)
 
 
 @when("the caller deletes the push config")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     world.reply = world.client().call("DeleteTaskPushNotificationConfig",
                                       {"taskId": task_id(world), "id": config_id(world)})
 
 
 @when(parsers.parse('the caller gets the push config "{config}"'))
-def _(world: Any, config: str) -> None:
+def _(world: World, config: str) -> None:
     world.reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": config})
 
 
 @when(parsers.re(r'"(?P<name>[a-z0-9-]+)" (?P<action>gets the push config|lists the task\'s push configs|'
                  r'deletes the push config|creates a push config for the task)$'))
-def _(world: Any, name: str, action: str) -> None:
+def _(world: World, name: str, action: str) -> None:
     with as_caller(world, name):
         client, tid = world.client(), task_id(world)
         if action == "gets the push config":
@@ -170,15 +173,15 @@ def _(world: Any, name: str, action: str) -> None:
 
 
 @then("the push config has an id chosen by the server")
-def _(world: Any) -> None:
-    config = world.notes["config"]
+def _(world: World) -> None:
+    config = world.push.config
     assert config.get("id"), f"expected the created push config with its id, got {shown(config)}"
     assert config["taskId"] == task_id(world), \
         f'expected the created push config of the task "{task_id(world)}", got {shown(config)}'
 
 
 @then(parsers.parse('getting the push config gives the webhook and the token "{token}"'))
-def _(world: Any, token: str) -> None:
+def _(world: World, token: str) -> None:
     reply = world.client().call("GetTaskPushNotificationConfig", {"taskId": task_id(world), "id": config_id(world)})
     assert reply.error is None, f"expected the push config, got {reply}"
     body = reply.body if isinstance(reply.body, dict) else {}
@@ -189,19 +192,19 @@ def _(world: Any, token: str) -> None:
 
 
 @then("listing the task's push configs gives that config only")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = listed_ids(world)
     assert ids == [config_id(world)], f'expected the push config "{config_id(world)}" only, got {shown(ids)}'
 
 
 @then("listing the task's push configs gives none")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     ids = listed_ids(world)
     assert ids == [], f"expected no push config, got {shown(ids)}"
 
 
 @then(parsers.parse('listing the task\'s push configs gives "{config}" with the token "{token}" only'))
-def _(world: Any, config: str, token: str) -> None:
+def _(world: World, config: str, token: str) -> None:
     reply = world.client().call("ListTaskPushNotificationConfigs", {"taskId": task_id(world)})
     assert reply.error is None, f"expected the task's push configs, got {reply}"
     assert [(c["id"], c.get("token")) for c in reply.body["configs"]] == [(config, token)], \
@@ -209,23 +212,23 @@ def _(world: Any, config: str, token: str) -> None:
 
 
 @then(parsers.parse('the task has the push configs "{first}" and "{second}"'))
-def _(world: Any, first: str, second: str) -> None:
+def _(world: World, first: str, second: str) -> None:
     ids = listed_ids(world)
     assert sorted(ids) == sorted([first, second]), \
         f'expected the push configs "{first}" and "{second}", got {shown(ids)}'
 
 
 @then(parsers.parse('the error names the push config\'s URL, saying "{why}"'))
-def _(world: Any, why: str) -> None:
+def _(world: World, why: str) -> None:
     _names(world, _field(world, CONFIG_URL_FIELD), why)
 
 
 @then(parsers.parse('the error names the URL of the message\'s push config, saying "{why}"'))
-def _(world: Any, why: str) -> None:
+def _(world: World, why: str) -> None:
     _names(world, _field(world, SEND_URL_FIELD), why)
 
 
-def _names(world: Any, field: str, why: str) -> None:
+def _names(world: World, field: str, why: str) -> None:
     reply = reply_of(world)
     error = reply.error if reply is not None else None
     assert error is not None, f'expected an error naming the field "{field}", got {described(reply)}'
@@ -238,26 +241,25 @@ def _names(world: Any, field: str, why: str) -> None:
 
 
 @when(parsers.parse('the caller sends "{text}" with a push config for the webhook and the token "{token}"'))
-def _(world: Any, text: str, token: str) -> None:
+def _(world: World, text: str, token: str) -> None:
     send(world, text_message(text), taskPushNotificationConfig={"url": webhook_of(world).url, "token": token})
 
 
 @when(parsers.parse('the caller sends "{text}" with a push config for the webhook with the scheme "{scheme}" '
                     'and the credentials "{credentials}"'))
-def _(world: Any, text: str, scheme: str, credentials: str) -> None:
+def _(world: World, text: str, scheme: str, credentials: str) -> None:
     config = {"url": webhook_of(world).url, "authentication": {"scheme": scheme, "credentials": credentials}}
     send(world, text_message(text), taskPushNotificationConfig=config)
 
 
 @when(parsers.parse('the caller sends "{text}" with a push config for "{host}", a name that resolves to 127.0.0.1'))
-def _(world: Any, text: str, host: str) -> None:
+def _(world: World, text: str, host: str) -> None:
     url = webhook_of(world).url.replace("localhost", host)
     send(world, text_message(text), taskPushNotificationConfig={"url": url, "token": "tok-rebind"})
-    world.notes["token"] = "tok-rebind"
 
 
 @when(parsers.parse('the caller sends "{text}" with a push config for the URL "{url}"'))
-def _(world: Any, text: str, url: str) -> None:
+def _(world: World, text: str, url: str) -> None:
     send(world, text_message(text), taskPushNotificationConfig={"url": url})
 
 
@@ -265,17 +267,17 @@ def _(world: Any, text: str, url: str) -> None:
 
 
 @then(parsers.re(r"the webhook receives the task as (?P<states>[a-z-]+(?:(?:, then |, )[a-z-]+)*)$"))
-def _(world: Any, states: str) -> None:
+def _(world: World, states: str) -> None:
     wanted = [s.strip() for s in states.replace(", then ", ", ").split(", ")]
     received = webhook_of(world).wait_for(len(wanted))
     got = [pushed_state(r.json()) for r in received]
     assert got == wanted, f"expected pushes of the task {', '.join(wanted)}, got {', '.join(got) or 'none'}: " \
         f"{shown([r.json() for r in received])}"
-    world.notes["pushes"] = received
+    world.push.received = received
 
 
 @then("the webhook receives the working push 3 times, then the completed push 3 times, and nothing more")
-def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture) -> None:
     received = webhook_of(world).wait_for(6)
     got = [pushed_state(r.json()) for r in received]
     assert got == ["working"] * 3 + ["completed"] * 3, \
@@ -285,7 +287,7 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
     assert len(pushes) == 6, f"expected nothing more after 6 pushes, got {len(pushes)}: {', '.join(pushes)}"
 
 
-def dropped(world: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
+def dropped(world: World, caplog: pytest.LogCaptureFixture) -> list[str]:
     """The log lines of the task's pushes given up after their last attempt."""
     tid = task_id(world)
     return [r.getMessage() for r in caplog.records
@@ -293,8 +295,8 @@ def dropped(world: Any, caplog: pytest.LogCaptureFixture) -> list[str]:
 
 
 @then(parsers.parse('every push carries the token "{token}"'))
-def _(world: Any, token: str) -> None:
-    pushes = world.notes["pushes"]
+def _(world: World, token: str) -> None:
+    pushes = world.push.received
     tokens = [p.headers.get("X-A2A-Notification-Token") for p in pushes]
     assert tokens == [token] * len(pushes), f'expected every push with the token "{token}", got {shown(tokens)}'
     assert all("Authorization" not in p.headers for p in pushes), \
@@ -302,16 +304,16 @@ def _(world: Any, token: str) -> None:
 
 
 @then(parsers.parse('every push carries the header Authorization "{value}"'))
-def _(world: Any, value: str) -> None:
-    pushes = world.notes["pushes"]
+def _(world: World, value: str) -> None:
+    pushes = world.push.received
     got = [p.headers.get("Authorization") for p in pushes]
     assert got == [value] * len(pushes), \
         f'expected every push with the header Authorization "{value}", got {shown(got)}'
 
 
 @then("every push is the whole task, valid against the schema of the config's A2A version")
-def _(world: Any) -> None:
-    for push in world.notes["pushes"]:
+def _(world: World) -> None:
+    for push in world.push.received:
         body = push.json()
         if world.protocol.version == "0.3":  # what 0.3 receivers parse: the Task itself
             assert push.headers["Content-Type"] == "application/json", \
@@ -327,13 +329,13 @@ def _(world: Any) -> None:
 
 
 @then(parsers.parse("the pushes waited {first:d} s, then {second:d} s"))
-def _(world: Any, first: int, second: int) -> None:
-    waits = world.server.push_waits[world.notes["waits_before"]:]
+def _(world: World, first: int, second: int) -> None:
+    waits = world.server.push_waits[world.push.waits_before:]
     assert waits == [first, second], f"expected waits of {first} s, then {second} s, got {shown(waits)}"
 
 
 @then("the server logs that pushes for the task were dropped after 3 attempts, without the token")
-def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
+def _(world: World, caplog: pytest.LogCaptureFixture) -> None:
     lines = until(lambda: dropped(world, caplog), "the log line of a dropped push")
     for token in ("tok-5", "tok-6", "tok-rebind"):
         assert all(token not in line for line in lines), \
@@ -341,19 +343,19 @@ def _(world: Any, caplog: pytest.LogCaptureFixture) -> None:
 
 
 @then("the other webhook receives nothing")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     got = webhook_of(world, "other webhook").requests()
     assert got == [], f"expected nothing at the other webhook, it received {len(got)} requests"
 
 
 @then("the webhook received nothing")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     got = webhook_of(world).requests()
     assert got == [], f"expected nothing at the webhook, it received {len(got)} requests"
 
 
 @then("the caller has no tasks")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     tasks_dir = workspace_of(world).tasks_dir
     assert not tasks_dir.exists() or not any(tasks_dir.iterdir()), \
         f"expected no task files, got {', '.join(sorted(p.name for p in tasks_dir.iterdir()))}"

@@ -8,11 +8,14 @@ from typing import Any
 
 from pytest_bdd import given, parsers, then, when
 
-from reference_server.conformance.steps.common import described, reply_of
+from reference_server.conformance.steps.common import reply_of
 from reference_server.conformance.steps.prefixes import TERMINAL, prefixed
-from reference_server.conformance.steps.streaming import event_kinds, events, follow, kind, open_stream, subscribers
+from reference_server.conformance.steps.streaming import events, kind, open_stream
+from reference_server.conformance.steps.subscribers import follow, subscribers
 from reference_server.conformance.steps.tasks import STATE, STATES, remember, state_name
 from reference_server.conformance.support.exchanges import shown
+from reference_server.conformance.support.replies import described, event_kinds
+from reference_server.conformance.world import World
 
 # the lifecycle's order: a stream's states may stay or move on, never go back (§3.5.2); the terminal ones are last
 ORDER = {STATES["submitted"]: 0, STATES["working"]: 1, STATES["input-required"]: 2, STATES["auth-required"]: 2,
@@ -51,17 +54,17 @@ def assert_ends_with(stream: list[dict[str, Any]], state: str) -> None:
 
 
 @when(parsers.re(r'the caller streams an? "(?P<prefix>[^"]+)" message$'))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     open_stream(world, "SendStreamingMessage", {"message": prefixed(world, prefix)})
 
 
 @then("the stream carries at least one event")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     assert events(world), "expected at least one event, the stream carried none"
 
 
 @then("the stream is that one message")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.1.2: exactly one Message, then the stream closes
     seen = events(world)
     assert len(seen) == 1, f"expected a stream of one event, the message, got {world.stream}"
@@ -69,25 +72,25 @@ def _(world: Any) -> None:
 
 
 @then("the stream starts with the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     first = events(world)[0]
     assert kind(first) == "task", f"expected the stream to start with the task, got {world.stream}"
 
 
 @then(parsers.re(rf"the stream ends when the task is {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     assert_ends_with(events(world), state)
 
 
 @then("no state in the stream goes back to an earlier one")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     states = [state_of(e) for e in events(world) if state_of(e) is not None]
     ranks = [ORDER.get(s, -1) if isinstance(s, str) else -1 for s in states if s is not None]
     assert ranks == sorted(ranks), f"expected the states never to go back to an earlier one, got {shown(states)}"
 
 
 @then("the stream is text/event-stream")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stream = world.stream
     assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
     assert stream.content_type.startswith("text/event-stream"), \
@@ -95,7 +98,7 @@ def _(world: Any) -> None:
 
 
 @then("each event is a JSON-RPC response with the request's id and a StreamResponse")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stream = world.stream
     assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
     raw = stream.raw_events
@@ -111,7 +114,7 @@ def _(world: Any) -> None:
 
 
 @then("each event is a StreamResponse")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     stream = world.stream
     assert stream is not None, f"expected a stream, got {described(reply_of(world))}"
     raw = stream.raw_events
@@ -125,27 +128,27 @@ def _(world: Any) -> None:
 
 
 @given("a subscriber follows the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     follow(world, 1, setup=True)
 
 
 @when("a subscriber follows the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     follow(world, 1)
 
 
 @given("two subscribers follow the task")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     follow(world, 2, setup=True)
 
 
 @when("the first subscriber leaves")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     subscribers(world)[0].leave()
 
 
 @then(parsers.re(rf"the subscriber's first event is the task, {STATE}$"))
-def _(world: Any, state: str) -> None:
+def _(world: World, state: str) -> None:
     first = subscribers(world)[0].seen[0]
     # A2A §3.1.6
     assert kind(first) == "task", f"expected the subscriber's first event to be the task, got {shown(first)}"
@@ -155,7 +158,7 @@ def _(world: Any, state: str) -> None:
 
 @then(parsers.re(rf"(?P<who>the subscriber's|each subscriber's|the second subscriber's) stream ends when the task is "
                  rf"{STATE}$"))
-def _(world: Any, who: str, state: str) -> None:
+def _(world: World, who: str, state: str) -> None:
     chosen = {"the subscriber's": subscribers(world)[:1], "each subscriber's": subscribers(world),
               "the second subscriber's": subscribers(world)[1:2]}[who]
     for subscriber in chosen:
@@ -163,7 +166,7 @@ def _(world: Any, who: str, state: str) -> None:
 
 
 @then("the subscribers got the same events in the same order")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # A2A §3.5.2: both subscribed before the task went on, so after their first event (the Task as it was) both
     # streams carry the same events in the same order
     streams = [subscriber.result() for subscriber in subscribers(world)]
@@ -176,7 +179,7 @@ def _(world: Any) -> None:
 
 
 @when(parsers.re(r'the caller streams an? "(?P<prefix>[^"]+)" message and leaves after the first event$'))
-def _(world: Any, prefix: str) -> None:
+def _(world: World, prefix: str) -> None:
     # the client goes away after the task's first event: the stream is closed, the task goes on (A2A §3.5.2)
     world.reply = None
     world.stream = world.client().stream("SendStreamingMessage", {"message": prefixed(world, prefix)}, limit=1)
@@ -186,7 +189,7 @@ def _(world: Any, prefix: str) -> None:
 
 
 @then("the artifact's later chunks are appended to it and its last is marked last")
-def _(world: Any) -> None:
+def _(world: World) -> None:
     # a2a.proto TaskArtifactUpdateEvent: append, "the content of this artifact should be appended to a previously
     # sent artifact with the same ID"; last_chunk, "this is the final chunk of the artifact"
     chunks: dict[str, list[dict[str, Any]]] = {}

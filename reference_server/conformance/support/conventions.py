@@ -23,8 +23,9 @@ from typing import Any
 
 import httpx
 
-from reference_server.conformance.support.client import A2AClient, Reply, Unreadable, WireProblem
+from reference_server.conformance.support.client import A2AClient
 from reference_server.conformance.support.exchanges import closed, shown
+from reference_server.conformance.support.replies import Reply, Unreadable, WireProblem
 
 # the behaviours the TCK and ACTS name (the first word of a message, for ACTS; the start of its messageId, for the TCK)
 TCK_PREFIXES = ("tck-complete-task", "tck-input-required", "tck-reject-task", "tck-message-response",

@@ -68,6 +68,7 @@ class TargetServer:
     workspaces: NoWorkspaces = field(default_factory=NoWorkspaces)
     settings: Settings = field(default_factory=Settings)
     notifier: None = None
+    push_waits: list[float] = field(default_factory=list)  # none recorded: its push retries are its own
 
     @property
     def interfaces(self) -> set[tuple[str, str]]:
