@@ -96,6 +96,8 @@ class ProbedServer(uvicorn.Server):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lag-report", type=Path, help="probe the loop, and write the report here at shutdown")
+    parser.add_argument("--loop", choices=["asyncio", "uvloop"],
+                        help="uvicorn's event loop instead of the server's own choice (scripts/loop_ab.py)")
     args, rest = parser.parse_known_args()
     settings = load_settings(os.environ, rest)  # the rest (--workspace, --port, ...) as cli.main() reads it
     if settings.workspace is None or not settings.workspace.resolve().is_dir():
@@ -106,8 +108,8 @@ def main() -> int:
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier(),
                      notifications=notifications_for(settings.file_changes))
     tune_runtime(app)
-    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
-                            **uvicorn_options(settings))
+    options = uvicorn_options(settings) | ({"loop": args.loop} if args.loop else {})
+    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning", **options)
     if args.lag_report is None:
         uvicorn.Server(config).run()
         return 0
