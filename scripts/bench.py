@@ -215,11 +215,12 @@ def lag(report: Path, phases: Phases) -> tuple[dict[str, Any], Results]:
         print("  no loop-lag report from our server")
         return {}, {}
     series: list[list[float]] = data.pop("series", [])
-    callbacks: list[list[float]] = data.pop("callbacks", [])
+    callbacks: list[list[float]] | None = data.pop("callbacks", [])  # None: not timed (uvloop's are not Python's)
     per_phase: dict[str, Any] = {}
     for name, started, ended in phases:
         lags = [value for t, value in series if started <= t <= ended]
-        longest = max((took for t, took in callbacks if started <= t <= ended), default=0.0)
+        longest = None if callbacks is None else max((took for t, took in callbacks if started <= t <= ended),
+                                                      default=0.0)
         if lags:
             per_phase[name] = {"max_ms": max(lags), "p99_ms": load.percentile(lags, 99), "samples": len(lags),
                                "longest_callback_ms": longest}
@@ -228,14 +229,16 @@ def lag(report: Path, phases: Phases) -> tuple[dict[str, Any], Results]:
     measured = [value for t, value in series if any(started <= t <= ended for started, ended in ordinary)]
     print("  loop lag per phase (max / p99 ms): " + ", ".join(
         f"{name} {v['max_ms']:.1f}/{v['p99_ms']:.2f}" for name, v in per_phase.items()))
-    print("  longest single loop callback per phase (ms): " + ", ".join(
-        f"{name} {v['longest_callback_ms']:.1f}" for name, v in per_phase.items()))
+    print("  longest single loop callback per phase (ms): " + (", ".join(
+        f"{name} {v['longest_callback_ms']:.1f}" for name, v in per_phase.items()) if callbacks is not None else
+        "not timed (the server runs on uvloop, whose callbacks are not asyncio's Python handles)"))
     print(f"  loop lag over the whole run, startup included: max {data.get('max_ms', 0):.1f} ms, "
           f"p99 {data.get('p99_ms', 0):.2f} ms ({data.get('samples')} samples)")
     results: Results = {"lag_max": max(measured) if measured else None, "lag_p99": load.percentile(measured, 99),
                         "lag_run_max": data.get("max_ms"),
-                        "callback_max": max((v["longest_callback_ms"] for name, v in per_phase.items()
-                                             if name != "fanout"), default=None)}
+                        "callback_max": None if callbacks is None else max(
+                            (v["longest_callback_ms"] for name, v in per_phase.items() if name != "fanout"),
+                            default=None)}
     return {"whole_run": data, "phases": per_phase}, results
 
 

@@ -32,7 +32,7 @@ KEYS = [("public card GET", "card_rps", "req/s"), ("blocking SendMessage", "send
 async def started(loop: str, folder: Path, args: argparse.Namespace, cpu: int | None) -> tuple[servers.Server, str]:
     """Our server on `loop`, warmed up with blocking sends as the bench warms it up, and a task id for GetTask."""
     folder.mkdir()
-    server = await servers.start_ours(folder, args.task_files, cpu, probed=False, flags=("--loop", loop))
+    server = await servers.start_ours(folder, args.task_files, cpu, probed=False, flags=("--event-loop", loop))
     if server is None:
         raise SystemExit(f"the server on {loop} did not start")
     first = await bench.Run(server, args).rpc(bench.SEND)

@@ -25,11 +25,13 @@ PROBE_INTERVAL = 0.001
 
 
 class LagProbe:
-    """Sleeps 1 ms at a time on the server's loop and records how late each wake-up was, with its monotonic time."""
+    """Sleeps 1 ms at a time on the server's loop and records how late each wake-up was, with its monotonic time;
+    its report also holds the long callbacks, when they were timed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, timed_callbacks: bool) -> None:
         self.times: list[float] = []
         self.lags: list[float] = []
+        self.timed_callbacks = timed_callbacks
 
     async def run(self) -> None:
         loop = asyncio.get_running_loop()
@@ -48,7 +50,8 @@ class LagProbe:
 
         return {"max_ms": ordered[-1], "p99_ms": rank(0.99), "p50_ms": rank(0.5), "samples": len(self.lags),
                 "series": [[round(t, 4), round(lag, 3)] for t, lag in zip(self.times, self.lags, strict=True)],
-                "callbacks": [[round(t, 4), round(took, 3)] for t, took in LONG_CALLBACKS]}
+                "callbacks": [[round(t, 4), round(took, 3)] for t, took in LONG_CALLBACKS]
+                if self.timed_callbacks else None}
 
 
 # The lag probe sees a wake-up late both when one callback holds the loop (a stall) and when many short ones
@@ -96,8 +99,6 @@ class ProbedServer(uvicorn.Server):
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--lag-report", type=Path, help="probe the loop, and write the report here at shutdown")
-    parser.add_argument("--loop", choices=["asyncio", "uvloop"],
-                        help="uvicorn's event loop instead of the server's own choice (scripts/loop_ab.py)")
     args, rest = parser.parse_known_args()
     settings = load_settings(os.environ, rest)  # the rest (--workspace, --port, ...) as cli.main() reads it
     if settings.workspace is None or not settings.workspace.resolve().is_dir():
@@ -108,13 +109,15 @@ def main() -> int:
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier(),
                      notifications=notifications_for(settings.file_changes))
     tune_runtime(app)
-    options = uvicorn_options(settings) | ({"loop": args.loop} if args.loop else {})
+    options = uvicorn_options(settings)
     config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning", **options)
     if args.lag_report is None:
         uvicorn.Server(config).run()
         return 0
-    time_callbacks()
-    ProbedServer(config, LagProbe(), args.lag_report).run()
+    timed = options["loop"] == "asyncio"  # uvloop's callbacks are not asyncio's Python handles: not timed there
+    if timed:
+        time_callbacks()
+    ProbedServer(config, LagProbe(timed_callbacks=timed), args.lag_report).run()
     return 0
 
 
