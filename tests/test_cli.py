@@ -176,8 +176,9 @@ def test_a_busy_port_stops_the_start_with_one_sentence_before_any_key(tmp_path: 
 def test_an_event_loop_that_cannot_be_had_stops_the_start_with_one_sentence(tmp_path: Path) -> None:
     without_uvloop = ("import sys; sys.modules['uvloop'] = None; from reference_server.cli import main; "
                       "sys.exit(main(sys.argv[1:]))")
-    result = subprocess.run([sys.executable, "-c", without_uvloop, "--event-loop", "uvloop", "--port", str(free_port())],
-                            capture_output=True, text=True, timeout=30, cwd=tmp_path)
+    argv = ["--event-loop", "uvloop", "--port", str(free_port())]
+    result = subprocess.run([sys.executable, "-c", without_uvloop, *argv], capture_output=True, text=True, timeout=30,
+                            cwd=tmp_path)
     assert result.returncode == 2
     assert result.stdout == ""  # no banner, no key
     assert result.stderr.startswith("reference-server: A2A__EventLoop (--event-loop) is uvloop, but uvloop cannot be "
