@@ -343,6 +343,12 @@ def targets(results: dict[str, Results]) -> list[dict[str, Any]]:
                       for name, value, ok, unit in checks]
 
 
+def _digits(item: dict[str, Any]) -> int:
+    """Two decimals, or three where two would round a missed target onto its bound (0.997x shown as 1.00x)."""
+    value, bound = item["value"], item.get("bound")
+    return 3 if bound is not None and item["status"] == "MISSED" and round(value, 2) == bound else 2
+
+
 def target_lines(met: list[dict[str, Any]]) -> list[str]:
     """The targets as printed: one line per peer target with its ratio against each peer, then ours alone."""
     lines = ["targets against the peers (ours / theirs, both from this run):",
@@ -353,7 +359,7 @@ def target_lines(met: list[dict[str, Any]]) -> list[str]:
         for name in ("a2a-sdk", "js"):
             item = by_peer[name, target.label]
             sign = "<=" if target.lower_is_better else ">="
-            value = "-" if item["value"] is None else f"{item['value']:.2f}x"
+            value = "-" if item["value"] is None else f"{item['value']:.{_digits(item)}f}x"
             bound = "" if item["bound"] is None else f"{sign} {item['bound']:g}x"
             cells.append(f"{value:>10} {bound:>8} {item['status']:<7}")
         lines.append(f"  {target.label:<38} " + " ".join(cells).rstrip())

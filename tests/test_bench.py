@@ -64,6 +64,12 @@ def test_a_peer_that_did_not_run_leaves_its_targets_unjudged(bench: ModuleType) 
     assert found(met, "GetTask req/s >= 2x a2a-sdk")["status"] == "MET"
 
 
+def test_a_ratio_just_below_its_bound_is_not_shown_as_the_bound(bench: ModuleType) -> None:
+    lines = bench.target_lines(bench.targets({"ours": {"streams_rps": 637.0}, "js": {"streams_rps": 639.0}}))
+    streams = next(line for line in lines if line.strip().startswith("whole streams/s"))
+    assert streams.split()[-4:] == ["0.997x", ">=", "1x", "MISSED"]
+
+
 def test_the_targets_of_ours_alone(bench: ModuleType) -> None:
     met = bench.targets({"ours": OURS, "a2a-sdk": SDK, "js": JS})
     assert found(met, "loop stall <= 5 ms (max lag, phases but the fan-out)")["status"] == "MET"
