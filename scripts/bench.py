@@ -217,10 +217,11 @@ def lag(report: Path, phases: Phases) -> tuple[dict[str, Any], Results]:
     series: list[list[float]] = data.pop("series", [])
     callbacks: list[list[float]] | None = data.pop("callbacks", [])  # None: not timed (uvloop's are not Python's)
     per_phase: dict[str, Any] = {}
-    for name, started, ended in phases:
-        lags = [value for t, value in series if started <= t <= ended]
-        longest = None if callbacks is None else max((took for t, took in callbacks if started <= t <= ended),
-                                                      default=0.0)
+    for name in dict.fromkeys(name for name, _, _ in phases):  # a phase run more than once counts all its runs
+        spans = [(started, ended) for each, started, ended in phases if each == name]
+        lags = [value for t, value in series if any(started <= t <= ended for started, ended in spans)]
+        longest = None if callbacks is None else max(
+            (took for t, took in callbacks if any(started <= t <= ended for started, ended in spans)), default=0.0)
         if lags:
             per_phase[name] = {"max_ms": max(lags), "p99_ms": load.percentile(lags, 99), "samples": len(lags),
                                "longest_callback_ms": longest}

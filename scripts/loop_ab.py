@@ -32,7 +32,7 @@ KEYS = [("public card GET", "card_rps", "req/s"), ("blocking SendMessage", "send
 async def started(loop: str, folder: Path, args: argparse.Namespace, cpu: int | None) -> tuple[servers.Server, str]:
     """Our server on `loop`, warmed up with blocking sends as the bench warms it up, and a task id for GetTask."""
     folder.mkdir()
-    server = await servers.start_ours(folder, args.task_files, cpu, probed=False, flags=("--event-loop", loop))
+    server = await servers.start_ours(folder, args.task_files, cpu, probed=args.probed, flags=("--event-loop", loop))
     if server is None:
         raise SystemExit(f"the server on {loop} did not start")
     first = await bench.Run(server, args).rpc(bench.SEND)
@@ -42,14 +42,14 @@ async def started(loop: str, folder: Path, args: argparse.Namespace, cpu: int | 
     return server, str(first["task"]["id"])
 
 
-async def measure(server: servers.Server, task_id: str, args: argparse.Namespace) -> bench.Results:
+async def measure(server: servers.Server, task_id: str, args: argparse.Namespace) -> bench.Run:
     """One round on one server: the card, blocking sends, streams, GetTask, each as the bench measures it."""
     run = bench.Run(server, args)
     await run.loaded("card", "public card GET", servers.CARD, None, {})
     await run.loaded("send", "blocking SendMessage (JSON-RPC)", server.rpc_path, bench.SEND)
     await run.stream_phases()
     await run.loaded("get", "GetTask (JSON-RPC)", server.rpc_path, bench.rpc_body("GetTask", {"id": task_id}))
-    return run.results
+    return run
 
 
 def summary(rounds: list[dict[str, bench.Results]]) -> str:
@@ -74,6 +74,8 @@ async def main() -> int:
     parser.add_argument("--duration", type=float, default=5, help="seconds per wrk run (default 5)")
     parser.add_argument("--fanout-rounds", type=int, default=2,
                         help="rounds of 1,000 streams opened at once, after the others (default 2)")
+    parser.add_argument("--probed", action="store_true",
+                        help="probe each server's event loop too (its lag per phase; costs throughput alike)")
     parser.add_argument("--quick", action="store_true", help="short runs, for a smoke test")
     parser.add_argument("--task-files", type=int, default=10_000, help="task files in the workspace (default 10000)")
     parser.add_argument("--report", type=Path, help="also write every round's results here, as JSON")
@@ -87,6 +89,7 @@ async def main() -> int:
     rounds: list[dict[str, bench.Results]] = []
     with tempfile.TemporaryDirectory(prefix="a2a-loop-ab-") as tmp:
         running: dict[str, tuple[servers.Server, str]] = {}
+        phases: dict[str, bench.Phases] = {loop: [] for loop in LOOPS}
         try:
             for loop in LOOPS:  # both at once, on the same core: the one not measured is idle
                 print(f"starting and warming up the server on {loop}", flush=True)
@@ -95,17 +98,25 @@ async def main() -> int:
                 found: dict[str, bench.Results] = {}
                 for loop in LOOPS if n % 2 == 0 else LOOPS[::-1]:
                     print(f"\n== round {n + 1} of {args.rounds}: {loop}", flush=True)
-                    found[loop] = await measure(*running[loop], args)
+                    run = await measure(*running[loop], args)
+                    found[loop], phases[loop] = run.results, phases[loop] + run.phases
                 rounds.append(found)
             for n in range(args.fanout_rounds):  # last: each leaves a thousand idle sessions behind
                 for loop in LOOPS if n % 2 == 0 else LOOPS[::-1]:
                     print(f"\n== fan-out {n + 1} of {args.fanout_rounds}: {loop}", flush=True)
                     run = bench.Run(running[loop][0], args)
-                    await run.fanout()
+                    await run.phase("fanout", run.fanout)
                     rounds[n][loop] |= run.results
+                    phases[loop] += run.phases
         finally:
             for server, _ in running.values():
                 servers.stop(server)
+        for loop, (server, _) in running.items():  # the probe's report is written as the server stops
+            if server.lag_report is not None:
+                print(f"\n== the event loop's lag on {loop}, over every round")
+                _, lags = bench.lag(server.lag_report, phases[loop])
+                print(f"  max {lags['lag_max'] or 0:.1f} ms, p99 {lags['lag_p99'] or 0:.2f} ms "
+                      "(phases but the fan-out)")
     print()
     print(summary(rounds))
     if args.report:
