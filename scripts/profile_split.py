@@ -7,9 +7,10 @@ a collapsed profile into the server's layers (`split`), each sample given to a l
 py-spy is not a dependency: install it apart (`python -m pip install --target /tmp/tools py-spy`) and pass its path
 with --py-spy when it is not on PATH. A recording starts the server as `make bench` does (scripts/bench_kit: pinned
 to one core, the load and py-spy on the other), warms it up with blocking sends, then samples each phase under the
-bench's load: every thread, without pausing the process (py-spy --nonblocking: a paused server served GetTask 10-15 %
-slower), waiting threads left out, line numbers kept only on a stack's last frame in the server's own code (the C call
-such a frame is in, such as an fdatasync, is known by its line), each thread's CPU time noted.
+bench's load: every thread, the process paused for each sample (it then serves GetTask 5-15 % slower, but unpaused,
+py-spy --nonblocking, half the loop's stacks came torn, without their outer frames), waiting threads left out, line
+numbers kept only on a stack's last frame in the server's own code (the C call such a frame is in, such as an
+fdatasync, is known by its line), each thread's CPU time noted.
 """
 
 from __future__ import annotations
@@ -169,9 +170,9 @@ Stacks = Counter[tuple[str, tuple[str, ...]]]  # (thread, frames outermost first
 
 @dataclass
 class Profile:
-    """A collapsed profile: its stacks by thread (id and name) with their sample counts, and what the recording says
-    about itself in its `# key: value` lines (the phase, how many operations were served while it sampled, each
-    thread's CPU)."""
+    """A collapsed profile: its stacks, each under its thread's name, with their sample counts, and what the recording
+    says about itself in its `# key: value` lines (the phase, how many operations were served while it sampled, each
+    thread's CPU), none of which ends in a number: flame graph tools take such a line for a stack and skip others."""
 
     stacks: Stacks = field(default_factory=Counter)
     notes: dict[str, str] = field(default_factory=dict)
@@ -215,8 +216,8 @@ BUDGET = 250_000  # bytes: a kept profile stays small
 def compact(raw: str, budget: int = BUDGET) -> Profile:
     """py-spy's raw output (`--threads`) made small enough to keep, with the same split: each thread named by its
     name alone; waiting threads left out (they are counted nowhere); line numbers only on a last frame of the server's
-    own code (where a rule needs it); then, while the text is over budget, the rarest stacks cut below the frame that
-    decides their layer."""
+    own code (where a rule needs it); then, while the text is over budget, the rarest stacks cut down to the frame that
+    decides their layer and a few callers."""
     seen: Stacks = Counter()
     decided: dict[tuple[str, tuple[str, ...]], int] = {}
     waiting = 0
@@ -233,21 +234,28 @@ def compact(raw: str, budget: int = BUDGET) -> Profile:
         key = (thread.split(": ", 1)[-1], (*map(_unnumbered, frames[:-1]), leaf))
         seen[key] += int(count)
         decided[key] = index
-    profile = Profile(seen, {"waiting or frameless samples left out": f"{waiting}"})
+    profile = Profile(seen, {"left out": f"{waiting} samples of waiting threads, or without frames"})
     for rare in range(1, max(seen.values(), default=0) + 1):
         if len(profile.write()) <= budget:
             break
         profile.stacks = _cut(profile.stacks, decided, rare)
-        profile.notes["cut"] = f"stacks seen at most {rare} times end at the frame that decides their layer"
+        seen_at_most = "once" if rare == 1 else f"{rare} times"
+        profile.notes["cut"] = (f"stacks seen at most {seen_at_most} are only the frame that decides their layer and "
+                                f"the {CONTEXT} that called it")
     return profile
 
 
+CONTEXT = 3  # frames kept above the one that decides a cut stack's layer
+
+
 def _cut(stacks: Stacks, decided: dict[tuple[str, tuple[str, ...]], int], rare: int) -> Stacks:
-    """The stacks seen at most `rare` times cut below the frame that decides their layer (where that keeps it)."""
+    """The stacks seen at most `rare` times cut down to the frame that decides their layer and the CONTEXT frames that
+    called it (where that keeps the layer: nothing above the deciding frame changes it, nothing below is needed)."""
     cut: Stacks = Counter()
     for (thread, frames), count in stacks.items():
-        short = frames[:decided.get((thread, frames), len(frames) - 1) + 1]
-        same = decide([Frame.parse(text) for text in short]) == decide([Frame.parse(text) for text in frames])
+        index = decided.get((thread, frames), len(frames) - 1)
+        short = frames[max(0, index - CONTEXT):index + 1]
+        same = layer_of([Frame.parse(text) for text in short]) == layer_of([Frame.parse(text) for text in frames])
         key = (thread, short) if count <= rare and same else (thread, frames)
         cut[key] += count
         decided.setdefault(key, len(key[1]) - 1)
@@ -314,7 +322,7 @@ async def record_phase(spy: str, server: Server, phase: str, seconds: float, tas
         before, started = cpu_times(server.process.pid), time.monotonic()
         spy_process = await asyncio.create_subprocess_exec(
             spy, "record", "--pid", str(server.process.pid), "--duration", str(round(seconds)), "--rate", str(RATE),
-            "--format", "raw", "--threads", "--nonblocking", "--output", out.name,
+            "--format", "raw", "--threads", "--output", out.name,
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
         _, err = await spy_process.communicate()
         after, elapsed = cpu_times(server.process.pid), time.monotonic() - started

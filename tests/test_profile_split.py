@@ -101,9 +101,10 @@ def test_a_kept_profile_splits_as_the_raw_one_even_cut() -> None:
     cut = split.compact(RAW, budget=0)  # every stack cut down to the frame that decides its layer
     expected = {"loop": Counter({split.DOMAIN: 31}), "off-loop": Counter({split.FSYNC: 20, split.ENCODE: 1})}
     assert whole.split() == cut.split() == expected
-    assert whole.notes["waiting or frameless samples left out"] == "50"
+    assert whole.notes["left out"] == "50 samples of waiting threads, or without frames"
     assert len(whole.stacks) == 3  # the two send_message stacks differ only in lines above the last frame
     assert all(not frame.endswith(":90)") for (_, frames) in whole.stacks for frame in frames)
+    assert all(len(frames) <= split.CONTEXT + 1 for _, frames in cut.stacks)
     assert len(cut.write()) < len(whole.write())
     assert split.Profile.read(cut.write().splitlines()).split() == expected
 
