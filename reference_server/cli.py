@@ -221,6 +221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         listenable(settings.host, settings.port)
         notes = notifications_for(settings.file_changes)  # built once; notify where the kernel has none stops here
+        options = uvicorn_options(settings)  # an event loop that cannot be had stops here
         path, workspaces, key = served(settings, notes)
     except SettingsError as error:
         print(f"reference-server: {error}", file=sys.stderr)
@@ -236,5 +237,5 @@ def main(argv: Sequence[str] | None = None) -> int:
                      notifications=notes)
     print(banner(settings, path, key), flush=True)
     tune_runtime(app)
-    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **uvicorn_options(settings))
+    uvicorn.run(app, host=settings.host, port=settings.port, log_level="info", **options)
     return 0

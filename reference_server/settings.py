@@ -57,6 +57,7 @@ class Settings:
     telegram_api_url: str = "https://api.telegram.org"
     record: Path | None = None
     request_log: str = "text"
+    event_loop: str = "auto"
     host: str = "127.0.0.1"
     port: int = 8080
 
@@ -120,6 +121,7 @@ OWNER_ID = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 NOTIFIERS = ("log", "webhook", "telegram", "none")
 REQUEST_LOGS = ("text", "json", "off")
 FILE_CHANGES = ("auto", "notify", "stat")
+EVENT_LOOPS = ("auto", "uvloop", "asyncio")
 
 
 def _parse_owners(text: str) -> tuple[str, ...]:
@@ -147,6 +149,13 @@ def _parse_request_log(text: str) -> str:
 def _parse_file_changes(text: str) -> str:
     value = text.strip().lower()
     if value not in FILE_CHANGES:
+        raise ValueError
+    return value
+
+
+def _parse_event_loop(text: str) -> str:
+    value = text.strip().lower()
+    if value not in EVENT_LOOPS:
         raise ValueError
     return value
 
@@ -256,6 +265,9 @@ KEYS: tuple[_Key, ...] = (
     _Key("request_log", "RequestLog", "--request-log", _parse_request_log, "text, json or off",
          "one console line per exchange (caller, binding, version, operation, status, time, error), as text or "
          "JSON, or none"),
+    _Key("event_loop", "EventLoop", "--event-loop", _parse_event_loop, "auto, uvloop or asyncio",
+         "the event loop the server runs on: uvloop (faster, docs/performance.md) or Python's own (auto: uvloop "
+         "where it can be imported)"),
     _Key("host", "Host", "--host", _parse_text, "a host name or address", "listen address"),
     _Key("port", "Port", "--port", _parse_port, "a port number 0-65535", "listen port"),
 )

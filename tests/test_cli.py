@@ -173,6 +173,19 @@ def test_a_busy_port_stops_the_start_with_one_sentence_before_any_key(tmp_path: 
                              "listens there); choose another with --port (A2A__Port), or stop what uses it\n")
 
 
+def test_an_event_loop_that_cannot_be_had_stops_the_start_with_one_sentence(tmp_path: Path) -> None:
+    without_uvloop = ("import sys; sys.modules['uvloop'] = None; from reference_server.cli import main; "
+                      "sys.exit(main(sys.argv[1:]))")
+    argv = ["--event-loop", "uvloop", "--port", str(free_port())]
+    result = subprocess.run([sys.executable, "-c", without_uvloop, *argv], capture_output=True, text=True, timeout=30,
+                            cwd=tmp_path)
+    assert result.returncode == 2
+    assert result.stdout == ""  # no banner, no key
+    assert result.stderr.startswith("reference-server: A2A__EventLoop (--event-loop) is uvloop, but uvloop cannot be "
+                                    "imported here (")
+    assert result.stderr.endswith("); expected asyncio (or auto)\n") and result.stderr.count("\n") == 1
+
+
 def test_version_and_help_name_the_command_and_its_other_commands() -> None:
     version = subprocess.run([sys.executable, "-m", "reference_server", "--version"],
                              capture_output=True, text=True, timeout=30)

@@ -1,4 +1,5 @@
-"""Slow clients hold nothing for long: headers and bodies have time limits (serving.py, bindings/http.py)."""
+"""How the server is served (serving.py): slow clients hold nothing for long, headers and bodies have time limits
+(with bindings/http.py); and the event loop it runs on, uvloop where it can be had."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import contextlib
 import json
 import logging
 import socket
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -20,7 +22,8 @@ from support.live import LiveServer, settings_for
 
 from reference_server.model.caller import Workspace
 from reference_server.platform.disk import THREADS
-from reference_server.process.serving import HeadersWithBody
+from reference_server.process.serving import HeadersWithBody, event_loop, uvicorn_options
+from reference_server.settings import Settings, SettingsError
 from reference_server.workspace.task_store import TaskStore
 
 KEY = "k_slow-client-test"
@@ -353,3 +356,38 @@ def test_listings_whose_clients_left_are_dropped_before_they_start(
         time.sleep(0.01)
     assert calls == THREADS._max_workers  # the six that had not started never ran
     assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+@pytest.fixture
+def uvloop_present(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", type(sys)("uvloop"))  # importable, whether installed or not
+
+
+@pytest.fixture
+def uvloop_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "uvloop", None)  # import uvloop raises ImportError, as where it is not installed
+
+
+@pytest.mark.usefixtures("uvloop_present")
+def test_auto_runs_on_uvloop_where_it_can_be_imported() -> None:
+    assert event_loop("auto") == event_loop("uvloop") == "uvloop"
+    assert uvicorn_options(Settings())["loop"] == "uvloop"
+
+
+@pytest.mark.usefixtures("uvloop_present")
+def test_asyncio_runs_on_asyncio_even_where_uvloop_is_there() -> None:
+    assert uvicorn_options(Settings(event_loop="asyncio"))["loop"] == "asyncio"
+
+
+@pytest.mark.usefixtures("uvloop_missing")
+def test_auto_falls_back_to_asyncio_where_uvloop_cannot_be_imported(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO, logger="reference_server.serving"):
+        assert uvicorn_options(Settings())["loop"] == "asyncio"
+    assert "uvloop cannot be imported here" in caplog.text
+
+
+@pytest.mark.usefixtures("uvloop_missing")
+def test_uvloop_asked_for_where_it_cannot_be_imported_stops_the_start() -> None:
+    with pytest.raises(SettingsError, match=r"A2A__EventLoop \(--event-loop\) is uvloop, but uvloop cannot be imported "
+                                            r"here \(.*\); expected asyncio \(or auto\)"):
+        event_loop("uvloop")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import logging
 import socket
 import struct
@@ -14,7 +15,7 @@ from typing import Any
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from reference_server.bindings.http import OUTLET
-from reference_server.settings import Settings
+from reference_server.settings import Settings, SettingsError
 
 log = logging.getLogger("reference_server.serving")
 
@@ -212,11 +213,27 @@ class _StallGuard:
             self._timer = None
 
 
+def event_loop(mode: str) -> str:
+    """uvicorn's loop for A2A__EventLoop: uvloop, measured faster on every throughput of the bench (docs/performance.md,
+    "uvloop"), where it can be imported; else asyncio's own (auto), or a SettingsError (uvloop)."""
+    if mode == "asyncio":
+        return "asyncio"
+    try:
+        importlib.import_module("uvloop")  # a dependency where it builds (not on Windows): it may still be missing
+    except ImportError as error:
+        if mode == "uvloop":
+            raise SettingsError(f"A2A__EventLoop (--event-loop) is uvloop, but uvloop cannot be imported here "
+                                f"({error}); expected asyncio (or auto)") from None
+        log.info("uvloop cannot be imported here (%s): the server runs on asyncio's own event loop", error)
+        return "asyncio"
+    return "uvloop"
+
+
 def uvicorn_options(settings: Settings) -> dict[str, Any]:
     """The uvicorn settings every way of serving uses (the command, the tests, the bench)."""
     return {
         "http": guarded_protocol(settings.header_timeout.total_seconds()),
-        "loop": "asyncio",
+        "loop": event_loop(settings.event_loop),
         "timeout_keep_alive": 5,
         "timeout_graceful_shutdown": 3,
         "access_log": False,

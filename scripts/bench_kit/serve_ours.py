@@ -25,19 +25,20 @@ PROBE_INTERVAL = 0.001
 
 
 class LagProbe:
-    """Sleeps 1 ms at a time on the server's loop and records how late each wake-up was, with its monotonic time."""
+    """Sleeps 1 ms at a time on the server's loop and records how late each wake-up was, with its monotonic time;
+    its report also holds the long callbacks, when they were timed."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, timed_callbacks: bool) -> None:
         self.times: list[float] = []
         self.lags: list[float] = []
+        self.timed_callbacks = timed_callbacks
 
     async def run(self) -> None:
-        loop = asyncio.get_running_loop()
-        while True:
-            due = loop.time() + PROBE_INTERVAL
+        while True:  # by the clock, not loop.time(): uvloop's counts whole milliseconds
+            due = time.monotonic() + PROBE_INTERVAL
             await asyncio.sleep(PROBE_INTERVAL)
-            now = loop.time()
-            self.times.append(time.monotonic())
+            now = time.monotonic()
+            self.times.append(now)
             self.lags.append(max(0.0, now - due) * 1000)
 
     def report(self) -> dict[str, object]:
@@ -48,7 +49,8 @@ class LagProbe:
 
         return {"max_ms": ordered[-1], "p99_ms": rank(0.99), "p50_ms": rank(0.5), "samples": len(self.lags),
                 "series": [[round(t, 4), round(lag, 3)] for t, lag in zip(self.times, self.lags, strict=True)],
-                "callbacks": [[round(t, 4), round(took, 3)] for t, took in LONG_CALLBACKS]}
+                "callbacks": [[round(t, 4), round(took, 3)] for t, took in LONG_CALLBACKS]
+                if self.timed_callbacks else None}
 
 
 # The lag probe sees a wake-up late both when one callback holds the loop (a stall) and when many short ones
@@ -106,13 +108,15 @@ def main() -> int:
     app = create_app(settings, lambda: [single], notifier=LoggingNotifier(),
                      notifications=notifications_for(settings.file_changes))
     tune_runtime(app)
-    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning",
-                            **uvicorn_options(settings))
+    options = uvicorn_options(settings)
+    config = uvicorn.Config(app, host="127.0.0.1", port=settings.port, workers=1, log_level="warning", **options)
     if args.lag_report is None:
         uvicorn.Server(config).run()
         return 0
-    time_callbacks()
-    ProbedServer(config, LagProbe(), args.lag_report).run()
+    timed = options["loop"] == "asyncio"  # uvloop's callbacks are not asyncio's Python handles: not timed there
+    if timed:
+        time_callbacks()
+    ProbedServer(config, LagProbe(timed_callbacks=timed), args.lag_report).run()
     return 0
 
 
