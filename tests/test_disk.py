@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import threading
 from pathlib import Path
@@ -136,3 +137,36 @@ def test_the_stat_cache_reads_a_file_again_only_when_it_changed(tmp_path: Path,
     reads.clear()
     assert [cache.get(path) for _ in range(5)] == ["three"] * 5
     assert reads == []  # unchanged: not read again
+
+
+def test_the_writes_a_batch_completes_wake_the_loop_once(tmp_path: Path) -> None:
+    """finished(): eight writes completed together settle their eight waiters with one wake-up of the loop (an
+    asyncio.wrap_future each would be eight), each with its own result, a failed one with its own error."""
+    writer = disk.Writer()
+    gate = threading.Event()
+    wakes: list[object] = []
+
+    async def main() -> list[object]:
+        loop = asyncio.get_running_loop()
+        wake = loop.call_soon_threadsafe
+
+        def counted(callback: Any, *args: Any) -> Any:
+            wakes.append(callback)
+            return wake(callback, *args)
+
+        loop.call_soon_threadsafe = counted  # type: ignore[method-assign]
+
+        def held() -> bytes:
+            gate.wait(10)  # the first write waits until every other one is queued: they make one batch
+            return b"first"
+
+        waits = [disk.finished(writer.replace(tmp_path / "0.json", held, durable=False))]
+        waits += [disk.finished(writer.replace(tmp_path / f"{n}.json", b"x", durable=False)) for n in range(1, 8)]
+        waits.append(disk.finished(writer.replace(tmp_path / "missing" / "deeper" / "\0.json", b"x", durable=False)))
+        gate.set()
+        return await asyncio.gather(*waits, return_exceptions=True)
+
+    results = asyncio.run(main())
+    assert results[:8] == [None] * 8 and isinstance(results[8], ValueError), results
+    assert len(wakes) <= 2, f"expected the batch to wake the loop once or twice, not {len(wakes)} times"
+    assert (tmp_path / "0.json").read_bytes() == b"first"

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from concurrent.futures import Future, wait
@@ -11,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from reference_server.agent.conversation import as_written
-from reference_server.platform.disk import WRITER
+from reference_server.platform.disk import WRITER, finished
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ class Journal:
     async def written(self) -> None:
         """Wait, without blocking the event loop, until every appended line is in the file."""
         if self._last is not None:
-            await asyncio.wrap_future(self._last)  # raises the OSError of a failed write
+            await finished(self._last)  # raises the OSError of a failed write
 
     def flush(self) -> None:
         """Block until every appended line is written or failed (for disk threads and tests)."""

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
 import logging
@@ -14,7 +13,7 @@ from typing import Any
 
 from reference_server.model.caller import Workspace
 from reference_server.model.types import is_watch_id
-from reference_server.platform.disk import WRITER, StatCache, off_loop
+from reference_server.platform.disk import WRITER, StatCache, finished, off_loop
 
 log = logging.getLogger("reference_server.watches")
 
@@ -121,7 +120,7 @@ class WorkspaceWatches:
             log.info("push for watch %s refused: %s", watch_id, "no token" if token is None else "wrong token")
             return False
         path = workspace.pushes_dir / f"{watch_id}.jsonl"
-        await asyncio.wrap_future(WRITER.append(path, _log_line(watch_id, body, datetime.now(UTC))))
+        await finished(WRITER.append(path, _log_line(watch_id, body, datetime.now(UTC))))
         log.info("push for watch %s recorded in %s", watch_id, path)
         return True
 

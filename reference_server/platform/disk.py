@@ -11,12 +11,13 @@ import logging
 import os
 import threading
 import time
+import weakref
 from collections.abc import Callable
 from concurrent.futures import Future, InvalidStateError, ThreadPoolExecutor
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 T = TypeVar("T")
 log = logging.getLogger("reference_server.disk")  # the name its log lines have always had
@@ -53,6 +54,51 @@ async def off_loop(function: Callable[..., T], *args: object) -> T:
     if on_gone is not None:
         on_gone(future.cancel)
     return await future
+
+
+async def finished(done: Future[T]) -> T:
+    """Wait for a write of the writer thread. Unlike asyncio.wrap_future, which wakes the loop once per write, the
+    writes a batch completes together wake each loop once (_Settler); the write goes on if the waiter is cancelled."""
+    loop = asyncio.get_running_loop()
+    settler = _SETTLERS.get(loop)
+    if settler is None:
+        settler = _SETTLERS[loop] = _Settler(loop)
+    waiter: asyncio.Future[T] = loop.create_future()
+    done.add_done_callback(functools.partial(settler.add, waiter))
+    return await waiter
+
+
+class _Settler(Generic[T]):
+    """The writes completed for one event loop since it last looked: the first schedules the loop's one look."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._lock = threading.Lock()
+        self._ready: list[tuple[asyncio.Future[T], Future[T]]] = []
+
+    def add(self, waiter: asyncio.Future[T], done: Future[T]) -> None:
+        """On the writer thread, as a write's future completes."""
+        with self._lock:
+            self._ready.append((waiter, done))
+            first = len(self._ready) == 1
+        if first and not self._loop.is_closed():
+            self._loop.call_soon_threadsafe(self._settle)
+
+    def _settle(self) -> None:
+        with self._lock:
+            ready, self._ready = self._ready, []
+        for waiter, done in ready:
+            if waiter.done():  # its waiter went away
+                continue
+            if done.cancelled():
+                waiter.cancel()
+            elif (error := done.exception()) is not None:
+                waiter.set_exception(error)
+            else:
+                waiter.set_result(done.result())
+
+
+_SETTLERS: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, _Settler[Any]] = weakref.WeakKeyDictionary()
 
 
 Data = bytes | Callable[[], bytes]  # a write's bytes, or the function that makes them on the writer thread

@@ -20,7 +20,7 @@ from reference_server.a2a.listing import Listing, TaskIndex, TaskSummary
 from reference_server.model.caller import Workspace
 from reference_server.model.types import ListTasksQuery, StoredTask, Task
 from reference_server.platform.changes import Notifications
-from reference_server.platform.disk import WRITER, is_racy, off_loop, stat_key, temp_stem
+from reference_server.platform.disk import WRITER, finished, is_racy, off_loop, stat_key, temp_stem
 from reference_server.workspace.written import Written, copy_of
 
 log = logging.getLogger("reference_server.tasks")
@@ -94,7 +94,7 @@ class TaskStore:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
         now = self._now(stored)
         async with self._write_lock(stored.task.id):
-            await asyncio.wrap_future(WRITER.replace(path, self._encoding(now), durable=durable,
+            await finished(WRITER.replace(path, self._encoding(now), durable=durable,
                                                      then=self._remember(path, now)))
 
     def save_soon(self, stored: StoredTask) -> None:
@@ -130,7 +130,7 @@ class TaskStore:
             stored = await off_loop(self.read, task_id, caller)
             if stored is not None and change(stored):
                 now = self._now(stored)
-                await asyncio.wrap_future(WRITER.replace(path, self._encoding(now), durable=True,
+                await finished(WRITER.replace(path, self._encoding(now), durable=True,
                                                          then=self._remember(path, now)))
             return stored
 
