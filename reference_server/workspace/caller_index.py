@@ -94,8 +94,10 @@ class CallerIndex:
     # --- keeping current ---
 
     async def _fresh(self) -> None:
-        while self._job is not None:  # one refresh at a time; a request that goes away does not stop it
-            await asyncio.shield(self._job)
+        while (job := self._job) is not None:  # one refresh at a time; a request that goes away does not stop it
+            await asyncio.shield(job)
+            if self._job is job:  # done, its callback not run yet: awaiting a done job again would never yield
+                self._job = None
         work = self._work()
         if work.size <= ON_LOOP and not work.everything:
             self._apply(work)

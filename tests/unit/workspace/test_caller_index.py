@@ -207,3 +207,23 @@ def test_closing_lets_every_watch_go(tmp_path: Path, notes: Notifications) -> No
     assert notes.watches == 1 + 3 * 3  # the root, and each owner's folder, .volcanic and .volcanic/a2a
     index.close()
     assert notes.watches == 0
+
+
+def test_a_refresh_done_before_its_callback_ran_is_not_awaited_again(tmp_path: Path, notes: Notifications) -> None:
+    """A finished refresh whose done callback has not run yet: a request waits for it once and goes on (awaiting a
+    done future never yields, so waiting for it again and again would hold the loop for good)."""
+    workspaces = owners(tmp_path, 2)
+    index = CallerIndex(lambda: workspaces, notes)
+    found: list[list[str]] = []
+
+    async def with_a_finished_job() -> None:
+        done: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        done.set_result(None)
+        index._job = done  # as _fresh leaves it between the job's end and its callback
+        found.append([caller.name for caller in await index.find("k_1")])
+
+    worker = threading.Thread(target=asyncio.run, args=(with_a_finished_job(),), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert not worker.is_alive(), "the request never ended: it kept awaiting a refresh that had finished"
+    assert found == [["bot-1"]]
