@@ -336,9 +336,8 @@ def _check_together(settings: Settings) -> None:
                             "to give each owner's Telegram chat id")
 
 
-def _shown_default(key: _Key) -> str:
+def _shown_default(key: _Key, value: Any) -> str:
     """"; default: <value>" for --help, from Settings' own default; nothing for a secret or an unset one."""
-    value = getattr(Settings(), key.attr)
     if key.secret or value is None or value == () or value == "":
         return ""
     shown = str(value).lower() if isinstance(value, bool) else ",".join(map(str, value)) if isinstance(
@@ -360,8 +359,9 @@ def build_parser() -> argparse.ArgumentParser:
     from reference_server import __version__
 
     parser.add_argument("--version", action="version", version=f"reference-server {__version__}")
+    defaults = Settings()
     for key in KEYS:
-        default = _shown_default(key)
+        default = _shown_default(key, getattr(defaults, key.attr))
         if key.parse is _parse_bool:  # a switch: given alone it means true (`--hybrid-card`), or takes its value
             parser.add_argument(key.flag, dest=key.attr, metavar="VALUE", nargs="?", const="true",
                                 help=f"{key.help} (A2A__{key.env}; {key.form}; alone: true{default})")

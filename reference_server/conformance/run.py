@@ -166,7 +166,6 @@ def shown_path(path: Path) -> str:
 def could_not_run(reports: Reports, target: str, sentence: str, started: datetime) -> int:
     """A run that could not start: the sentence, in the console and in the report."""
     print(textwrap.fill(f"The conformance run against {target} could not start. {sentence}", 116))
-    reports.folder.mkdir(parents=True, exist_ok=True)
     reports.report.write_text(json.dumps({"target": target, "generated": started.isoformat(timespec="seconds"),
                                   "could_not_run": sentence, "exit_status": COULD_NOT_RUN}, indent=2))
     return COULD_NOT_RUN
@@ -207,9 +206,10 @@ def main(argv: list[str] | None = None) -> int:
     reports = Reports(options.reports.resolve())
     target = options.url.rstrip("/") if options.url else None
     started = datetime.now(UTC)
-    env = {**os.environ, **{name: value for name, value in (("A2A_TARGET_URL", target), ("A2A_TARGET_KEY", options.key),
-                                                           ("A2A_TARGET_CARD_URL", options.card_url)) if value}}
-    os.environ.update(env)  # discovery reads them, as the scenarios do
+    given = (("A2A_TARGET_URL", target), ("A2A_TARGET_KEY", options.key), ("A2A_TARGET_CARD_URL", options.card_url))
+    os.environ.update({name: value for name, value in given if value})  # discovery reads them, as the scenarios do
+    env = dict(os.environ)
+    reports.folder.mkdir(parents=True, exist_ok=True)
     server = None
     if target:
         from reference_server.conformance.support.conventions import Unusable
@@ -219,12 +219,10 @@ def main(argv: list[str] | None = None) -> int:
             server = discover(target)
         except Unusable as unusable:
             return could_not_run(reports, target, str(unusable), started)
-        reports.folder.mkdir(parents=True, exist_ok=True)
         reports.profile.write_text(json.dumps(server.as_json(), indent=2))
         env["A2A_TARGET_PROFILE"] = str(reports.profile)
         print(textwrap.fill(server.description(), 116))
         print()
-    reports.folder.mkdir(parents=True, exist_ok=True)
     reports.scenarios.unlink(missing_ok=True)
     with tempfile.TemporaryDirectory(prefix="a2a-conformance-") as scratch:
         command, cwd = pytest_command(reports, bool(target), options.pytest_args, Path(scratch))
@@ -317,10 +315,11 @@ def print_results(results: list[dict[str, Any]], verdicts: list[by_requirement.V
     print("\n".join(summary_lines(summary, offered)))
     print()
     print("\n".join(table("Feature", by_feature, sorted(by_feature))))
-    if not targeted and design_tests():
-        missing = [name for name in design_tests() if name not in by_design]
+    named = design_tests() if not targeted else []  # read once: pyproject's markers
+    if named:
+        missing = [name for name in named if name not in by_design]
         print()
-        print("\n".join(table("Design test", by_design, design_tests())))
+        print("\n".join(table("Design test", by_design, named)))
         print(f"design tests without a scenario yet: {len(missing)}" + (f" ({', '.join(missing)})" if missing else ""))
     stopped = sorted({r["message"] for r in results if r.get("message", "").startswith(NOT_RUN)})
     if stopped:

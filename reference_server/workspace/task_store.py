@@ -92,7 +92,7 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        now = self._now(stored)
+        now = copy_of(stored)  # as it is now: a live run goes on changing its lists
         async with self._write_lock(stored.task.id):
             await finished(WRITER.replace(path, self._encoding(now), durable=durable,
                                                      then=self._remember(path, now)))
@@ -103,15 +103,9 @@ class TaskStore:
         path = self.path_for(stored.task.id)
         if path is None:
             raise ValueError(f"task id {stored.task.id!r} is not a UUID")
-        now = self._now(stored)
+        now = copy_of(stored)  # as it is now: a live run goes on changing its lists
         WRITER.replace(path, self._encoding(now), durable=False,
                        then=self._remember(path, now)).add_done_callback(_log_failure)
-
-    @staticmethod
-    def _now(stored: StoredTask) -> StoredTask:
-        """The task as it is now: a copy of its lists, since a live run goes on changing them (its parts and
-        messages never change)."""
-        return copy_of(stored)
 
     def _encoding(self, now: StoredTask) -> Callable[[], bytes]:
         """The task file's bytes, made on the writer thread just before they are written."""
@@ -129,7 +123,7 @@ class TaskStore:
         async with self._write_lock(task_id):
             stored = await off_loop(self.read, task_id, caller)
             if stored is not None and change(stored):
-                now = self._now(stored)
+                now = copy_of(stored)  # as it is now: a live run goes on changing its lists
                 await finished(WRITER.replace(path, self._encoding(now), durable=True,
                                                          then=self._remember(path, now)))
             return stored
