@@ -276,6 +276,7 @@ def _check_script(text: str) -> None:
     checked by the parser the agent reads every script with, and each rule's fault by the check its messages get,
     with the values a message fills in (placeholders) left for then."""
     from reference_server.agent.script import ScriptError, parse_script
+    from reference_server.agent.scripted import PLACEHOLDER
     from reference_server.bindings.faults import FaultError, plan
     from reference_server.model.types import AskedFault
 
@@ -283,15 +284,13 @@ def _check_script(text: str) -> None:
         if rule.fault is None:
             continue
         where = f"$.rules[{index}].fault"
-        written = {key: "" if isinstance(value, str) and _PLACEHOLDER.search(value) else value
+        written = {key: "" if isinstance(value, str) and PLACEHOLDER.search(value) else value
                    for key, value in rule.fault.items()}  # "" leaves a setting at its default, as plan reads it
         try:
             plan(AskedFault(written, where))
         except FaultError as error:
             raise ScriptError(where, str(error)) from None
 
-
-_PLACEHOLDER = re.compile(r"\{\w+\}")  # agent/scripted.py fills these from the message
 
 
 class _Said(logging.Handler):

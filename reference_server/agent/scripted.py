@@ -32,7 +32,7 @@ from reference_server.model.types import AskedFault
 from reference_server.platform.disk import StatCache
 
 DEFAULT_SCRIPT = Path(__file__).with_name("default_script.json")
-_PLACEHOLDER = re.compile(r"\{(\w+)\}")
+PLACEHOLDER = re.compile(r"\{(\w+)\}")  # a value a message fills in: {text}, {word1}, ...
 _FRAMING = "[A2A message from"
 
 
@@ -191,12 +191,18 @@ def split_chunks(text: str, count: int = 4) -> list[str]:
     return [text[start:end] for start, end in itertools.pairwise(cuts) if end > start]
 
 
+async def pause(seconds: float) -> None:
+    """A script's pause (sleep N, slow start, the behaviours' waits): the one place they wait, which a test may
+    replace to count them instead."""
+    await asyncio.sleep(seconds)
+
+
 def fill(template: str, values: dict[str, str]) -> str:
     """Replace {name} / {1} with the value of that name; unknown placeholders stay as written."""
-    whole = _PLACEHOLDER.fullmatch(template)
+    whole = PLACEHOLDER.fullmatch(template)
     if whole is not None:  # "{text}": the value itself, not a copy of it (an echo of 4 MB made one)
         return values.get(whole.group(1), template)
-    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
+    return PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), template)
 
 
 def _position(messages: list[dict[str, Any]], *, asks: bool) -> tuple[str, int, str, str | None]:
@@ -277,7 +283,7 @@ async def _play(step: Step, values: dict[str, str], shown: str) -> AsyncIterator
     elif isinstance(step, CallTool):
         yield ToolCall(f"call_{uuid.uuid4().hex[:12]}", step.name, _fill_args(step.args, values))
     elif isinstance(step, Pause):
-        await asyncio.sleep(_seconds(step.seconds, values, shown))
+        await pause(_seconds(step.seconds, values, shown))
     elif isinstance(step, Fail):
         raise ProviderError(fill(step.message, values))
     elif isinstance(step, Crash):

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -276,14 +274,11 @@ def test_a_rule_can_ask_about_the_question_the_agent_asked_before(workspace: Pat
 
 def test_the_default_behaviours_of_acts(workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     waited: list[float] = []
-    sleep, here = asyncio.sleep, threading.current_thread()
 
-    async def no_wait(seconds: float) -> None:  # the pauses are counted, not waited
-        if threading.current_thread() is not here:  # asyncio.sleep is patched for every loop: another thread's
-            return await sleep(seconds)  # (a live server a session fixture keeps) waits as it would
+    async def no_wait(seconds: float) -> None:  # the script's pauses are counted, not waited
         waited.append(seconds)
 
-    monkeypatch.setattr("reference_server.agent.scripted.asyncio.sleep", no_wait)
+    monkeypatch.setattr("reference_server.agent.scripted.pause", no_wait)
     questions: list[str] = []
     tools = a2a_tools(on_request_input=questions.append, notifier=None, owner_id="o", caller="bot")
     session = open_session(workspace)
