@@ -72,6 +72,19 @@ Feature: Task files and lazy restart recovery
     Then the call fails with TaskNotFound
     And no log line mentions the task or its file
 
+  Scenario: A task file edited or deleted by hand is what GetTask reads next
+    # design: the task file is the truth; a task this server wrote is answered from memory only while its file is
+    # as the server wrote it
+    When the caller sends "one" and "two"
+    And the caller gets the task "one"
+    Then the task is completed
+    When the owner edits the task file of "one" to say canceled
+    And the caller gets the task "one"
+    Then the task is canceled
+    When the owner deletes the task file of "two"
+    And the caller gets the task "two"
+    Then the call fails with TaskNotFound
+
   Scenario: A task id that is not a UUID never reaches the file system
     Given "not-a-uuid.json" in the tasks folder holds a task of the caller with the id "not-a-uuid"
     When the caller gets the task "not-a-uuid"
